@@ -1,0 +1,352 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * blk-mpath: a request-based multipath engine in the block layer.
+ *
+ * The engine owns all multipath policy: path groups, path state, path
+ * selectors, the verdict on every completed clone (from its detailed error,
+ * see blk_rq_error_detail()), queue_if_no_path and pg_init through scsi_dh.
+ * A request-based stacking driver (the "owner", e.g. the device-mapper
+ * "multipath" target) parses its configuration, hands requests to
+ * blk_mpath_map_rq() and completed clones to blk_mpath_end_rq(), and relays
+ * engine events to user space.
+ *
+ * Locking: the fast path (map/end) takes no engine-wide lock: the current
+ * path is read under RCU and selectors keep per-path state with atomics or
+ * their own fine-grained locks.  Configuration and state changes (add,
+ * fail, reinstate, switch, bypass, queueing mode) serialise on m->lock.
+ * Readers that walk m->pgs and pg->paths (status output) hold m->lock via
+ * blk_mpath_lock()/blk_mpath_unlock().
+ */
+#ifndef _LINUX_BLK_MPATH_H
+#define _LINUX_BLK_MPATH_H
+
+#include <linux/types.h>
+#include <linux/list.h>
+#include <linux/spinlock.h>
+#include <linux/atomic.h>
+#include <linux/workqueue.h>
+#include <linux/blk_types.h>
+
+struct request;
+struct block_device;
+struct blk_mpath;
+struct blk_mpath_pg;
+struct blk_mpath_path;
+struct blk_mpath_selector_type;
+
+/* ---- selectors ----------------------------------------------------------- */
+
+enum blk_mpath_status_type {
+	BLK_MPATH_STATUS_INFO,	/* dm STATUSTYPE_INFO */
+	BLK_MPATH_STATUS_TABLE,	/* dm STATUSTYPE_TABLE */
+};
+
+/* A path selector instance: one per path group. */
+struct blk_mpath_selector {
+	const struct blk_mpath_selector_type *type;
+	void *context;
+};
+
+/*
+ * A selector type.  Names, arguments and status output are those of the
+ * stock dm-multipath selectors ("round-robin", "queue-length",
+ * "service-time", "historical-service-time", "io-affinity").
+ */
+struct blk_mpath_selector_type {
+	const char *name;
+	unsigned int table_args;	/* per-path args echoed in the table */
+	unsigned int info_args;		/* per-path args in status INFO */
+	struct list_head list;		/* engine-private */
+
+	int (*create)(struct blk_mpath_selector *ps, unsigned int argc,
+		      char **argv, char **error);
+	void (*destroy)(struct blk_mpath_selector *ps);
+	int (*add_path)(struct blk_mpath_selector *ps,
+			struct blk_mpath_path *path, unsigned int argc,
+			char **argv, char **error);
+	void (*fail_path)(struct blk_mpath_selector *ps,
+			  struct blk_mpath_path *path);
+	int (*reinstate_path)(struct blk_mpath_selector *ps,
+			      struct blk_mpath_path *path);
+	struct blk_mpath_path *(*select_path)(struct blk_mpath_selector *ps,
+					      size_t nr_bytes);
+	int (*start_io)(struct blk_mpath_selector *ps,
+			struct blk_mpath_path *path, size_t nr_bytes);
+	int (*end_io)(struct blk_mpath_selector *ps,
+		      struct blk_mpath_path *path, size_t nr_bytes,
+		      u64 start_time_ns);
+	/* Emits like dm's DMEMIT; path == NULL for the group's own args. */
+	int (*status)(struct blk_mpath_selector *ps,
+		      struct blk_mpath_path *path,
+		      enum blk_mpath_status_type type, char *result,
+		      unsigned int maxlen);
+};
+
+const struct blk_mpath_selector_type *blk_mpath_selector_get(const char *name);
+void blk_mpath_selector_put(const struct blk_mpath_selector_type *type);
+
+/* ---- objects ------------------------------------------------------------- */
+
+/* Per-path counters, exported in debugfs (blk_mpath/<name>/paths). */
+struct blk_mpath_path_stats {
+	atomic64_t ios;
+	atomic64_t bytes;
+	atomic64_t errors_path;		/* failed the path */
+	atomic64_t errors_target;	/* returned to the caller */
+	atomic64_t errors_retry;	/* retried on the same path */
+	atomic64_t errors_other;
+	atomic64_t latency_ns;		/* sum over completed I/Os */
+};
+
+struct blk_mpath_path {
+	struct list_head list;		/* in pg->paths */
+	struct blk_mpath_pg *pg;
+	struct block_device *bdev;
+	char name[16];			/* "MAJ:MIN", as dm prints it */
+	bool is_active;
+	unsigned int fail_count;
+	struct delayed_work activate_path;	/* pg_init via scsi_dh */
+	bool is_pg_init_pending;
+	void *owner_data;		/* for the owner (dm: its struct dm_dev) */
+	struct blk_mpath_path_stats stats;
+};
+
+struct blk_mpath_pg {
+	struct list_head list;		/* in m->pgs */
+	struct blk_mpath *m;
+	unsigned int pg_num;		/* 1-based */
+	bool bypassed;
+	unsigned int nr_paths;
+	struct list_head paths;
+	struct blk_mpath_selector ps;
+};
+
+/* Events reported to the owner. */
+enum blk_mpath_event {
+	BLK_MPATH_EV_PATH_FAILED,
+	BLK_MPATH_EV_PATH_REINSTATED,
+	BLK_MPATH_EV_PG_SWITCHED,
+	BLK_MPATH_EV_PG_BYPASSED,
+	BLK_MPATH_EV_PG_ENABLED,
+	BLK_MPATH_EV_QUEUE_MODE,	/* queue_if_no_path changed */
+	BLK_MPATH_EV_PG_INIT_DONE,
+};
+
+struct blk_mpath_ops {
+	/*
+	 * A path failed or was reinstated (for uevents); may be called in
+	 * atomic context (e.g. from a clone's completion), with no engine
+	 * lock held.  nr_valid_paths is the count after the change.
+	 */
+	void (*path_event)(void *owner, enum blk_mpath_event ev,
+			   struct blk_mpath_path *path,
+			   unsigned int nr_valid_paths);
+	/*
+	 * Something visible in the status changed (dm: dm_table_event()).
+	 * Always called from process context (the engine's work item).
+	 */
+	void (*state_changed)(void *owner);
+	/* Requests held by the owner may now proceed: re-run its queue. */
+	void (*kick)(void *owner);
+	/*
+	 * Optional: true while the owner is being suspended without
+	 * flushing (dm: dm_noflush_suspending()); then requests that cannot
+	 * be mapped are pushed back to the owner instead of failed.
+	 */
+	bool (*noflush_suspending)(void *owner);
+};
+
+#define BLK_MPATH_PG_INIT_DELAY_DEFAULT	((unsigned int)-1)
+#define BLK_MPATH_PG_INIT_RETRIES_MAX	50
+#define BLK_MPATH_PG_INIT_DELAY_MAX	60000
+
+/* Engine flags (m->flags), bit numbers. */
+enum {
+	BLK_MPATHF_QUEUE_IO,			/* hold I/O (pg_init) */
+	BLK_MPATHF_QUEUE_IF_NO_PATH,
+	BLK_MPATHF_SAVED_QUEUE_IF_NO_PATH,
+	BLK_MPATHF_RETAIN_ATTACHED_HW_HANDLER,
+	BLK_MPATHF_PG_INIT_DISABLED,
+	BLK_MPATHF_PG_INIT_REQUIRED,
+	BLK_MPATHF_PG_INIT_DELAY_RETRY,
+};
+
+struct blk_mpath {
+	spinlock_t lock;
+	unsigned long flags;
+	const struct blk_mpath_ops *ops;
+	void *owner;
+	char name[32];			/* for logs and debugfs */
+
+	unsigned int nr_pgs;
+	struct list_head pgs;
+	struct blk_mpath_pg *current_pg;
+	struct blk_mpath_pg *next_pg;
+	struct blk_mpath_path __rcu *current_path;
+	unsigned int repeat_count;	/* not used by rq-based selectors */
+
+	atomic_t nr_valid_paths;
+	atomic_t pg_init_in_progress;
+	atomic_t pg_init_count;
+	unsigned int pg_init_retries;
+	unsigned int pg_init_delay_msecs;
+	char *hw_handler_name;
+	char *hw_handler_params;
+
+	unsigned int no_path_timeout_secs;	/* 0: queue forever */
+	struct timer_list nopath_timer;
+
+	wait_queue_head_t pg_init_wait;
+	struct work_struct trigger_event;
+	struct mutex work_mutex;
+	void *engine_private;
+};
+
+/* ---- lifetime and configuration (process context) ------------------------ */
+
+struct blk_mpath_config {
+	bool queue_if_no_path;
+	bool retain_attached_hw_handler;
+	unsigned int pg_init_retries;		/* 0..50 */
+	unsigned int pg_init_delay_msecs;	/* or ..._DEFAULT */
+	const char *hw_handler_name;		/* NULL: none */
+	const char *hw_handler_params;		/* NULL: none */
+	unsigned int no_path_timeout_secs;	/* bounded queueing, 0 = off */
+};
+
+struct blk_mpath *blk_mpath_create(const char *name,
+				   const struct blk_mpath_config *cfg,
+				   const struct blk_mpath_ops *ops,
+				   void *owner, char **error);
+/* Stops all work, drops every path (scsi_dh detach as stock), frees m. */
+void blk_mpath_destroy(struct blk_mpath *m);
+
+/* Adds a group at the end (pg_num = nr_pgs); argv: selector args. */
+struct blk_mpath_pg *blk_mpath_add_pg(struct blk_mpath *m,
+				      const char *selector, unsigned int argc,
+				      char **argv, char **error);
+/*
+ * Adds a path to a group: attaches/validates the scsi_dh handler as stock
+ * does (m->hw_handler_name, retain_attached_hw_handler), then gives the
+ * selector its per-path args.  bdev stays owned by the caller.
+ */
+struct blk_mpath_path *blk_mpath_add_path(struct blk_mpath_pg *pg,
+					  struct block_device *bdev,
+					  const char *name, unsigned int argc,
+					  char **argv, char **error);
+/* Call after all groups/paths are added (the table is complete). */
+int blk_mpath_start(struct blk_mpath *m, char **error);
+
+static inline void blk_mpath_lock(struct blk_mpath *m, unsigned long *flags)
+	__acquires(&m->lock)
+{
+	spin_lock_irqsave(&m->lock, *flags);
+}
+
+static inline void blk_mpath_unlock(struct blk_mpath *m, unsigned long flags)
+	__releases(&m->lock)
+{
+	spin_unlock_irqrestore(&m->lock, flags);
+}
+
+/* ---- administrative actions (messages) ----------------------------------- */
+
+int blk_mpath_fail_path(struct blk_mpath *m, struct blk_mpath_path *path);
+int blk_mpath_reinstate_path(struct blk_mpath *m, struct blk_mpath_path *path);
+/* pg_num is 1-based; -EINVAL when out of range. */
+int blk_mpath_switch_pg(struct blk_mpath *m, unsigned int pg_num);
+int blk_mpath_bypass_pg(struct blk_mpath *m, unsigned int pg_num, bool bypass);
+/*
+ * queue_if_no_path on/off.  save_old: remember the current setting so that
+ * blk_mpath_restore_queueing() brings it back (presuspend/resume).
+ */
+int blk_mpath_set_queueing(struct blk_mpath *m, bool queue_if_no_path,
+			   bool save_old);
+void blk_mpath_restore_queueing(struct blk_mpath *m);
+/* Waits for pg_init and queued engine work to finish (postsuspend). */
+void blk_mpath_flush(struct blk_mpath *m);
+/* Finds a path by "MAJ:MIN" name, NULL if none. */
+struct blk_mpath_path *blk_mpath_find_path(struct blk_mpath *m,
+					   const char *name);
+
+/* ---- per request --------------------------------------------------------- */
+
+/* Per-request state kept by the owner (dm: per_io_data). */
+struct blk_mpath_rq_ctx {
+	struct blk_mpath_path *path;
+	size_t nr_bytes;
+	u64 start_ns;
+};
+
+enum blk_mpath_map_result {
+	BLK_MPATH_MAP_REMAPPED,		/* *clone is ready to issue */
+	BLK_MPATH_MAP_REQUEUE,		/* retry later (queueing, pg_init) */
+	BLK_MPATH_MAP_DELAY_REQUEUE,	/* clone allocation failed: back off */
+	BLK_MPATH_MAP_KILL,		/* no path and no queueing: fail rq */
+};
+
+/*
+ * Chooses a path and allocates a clone of rq on its queue without sleeping
+ * (REQ_FAILFAST_TRANSPORT set, selector's start_io accounted).  Never
+ * takes an engine-wide lock when a current path exists.
+ */
+enum blk_mpath_map_result blk_mpath_map_rq(struct blk_mpath *m,
+					   struct request *rq,
+					   struct request **clone,
+					   struct blk_mpath_rq_ctx *ctx);
+/* Frees a clone from blk_mpath_map_rq() (issued or not). */
+void blk_mpath_release_clone(struct request *clone,
+			     struct blk_mpath_rq_ctx *ctx);
+
+enum blk_mpath_end_result {
+	BLK_MPATH_END_DONE,		/* complete rq with *status */
+	BLK_MPATH_END_RETRY,		/* requeue rq; another path or later */
+	BLK_MPATH_END_DELAY_RETRY,	/* requeue rq after a delay */
+};
+
+/*
+ * Verdict on a completed clone; call from its ->end_io / dm rq_end_io while
+ * the clone still exists.  Reads blk_rq_error_detail(): a path error fails
+ * the path and retries (unless no path is left and no queueing, then the
+ * error is returned); a target error is returned and never retried on other
+ * paths; a transient condition on the path is retried.  *status is the
+ * status to complete with when DONE is returned.  Accounts the selector and
+ * the per-path stats.
+ */
+enum blk_mpath_end_result blk_mpath_end_rq(struct blk_mpath *m,
+					   struct request *clone,
+					   blk_status_t error,
+					   struct blk_mpath_rq_ctx *ctx,
+					   blk_status_t *status);
+
+/* ---- queries --------------------------------------------------------------- */
+
+/*
+ * For ioctls (SG_IO, PR): picks a usable path.  0 and *bdev set, or
+ * -ENOTCONN (no usable path right now, retry), or -EIO (no path and no
+ * queueing).  Stock prepare_ioctl semantics.
+ */
+int blk_mpath_prepare_ioctl(struct blk_mpath *m, struct block_device **bdev);
+/* dm ->busy: pg_init running or every path of the chosen group busy. */
+bool blk_mpath_busy(struct blk_mpath *m);
+/* Status helpers, called with blk_mpath_lock() held. */
+char blk_mpath_pg_state(struct blk_mpath *m, struct blk_mpath_pg *pg);
+unsigned int blk_mpath_status_pg_num(struct blk_mpath *m);
+bool blk_mpath_queue_if_no_path(struct blk_mpath *m);
+
+/* ---- error classification ---------------------------------------------------- */
+
+enum blk_mpath_err_class {
+	BLK_MPATH_ERR_NONE,		/* success */
+	BLK_MPATH_ERR_PATH,		/* fail the path, retry elsewhere */
+	BLK_MPATH_ERR_TARGET,		/* return to the caller, no retry */
+	BLK_MPATH_ERR_RETRY_SAME,	/* transient on this path: retry */
+	BLK_MPATH_ERR_RESERVATION,	/* reservation conflict: return */
+	BLK_MPATH_ERR_RESOURCE,		/* out of resources: delay, retry */
+};
+
+struct blk_error_detail;
+enum blk_mpath_err_class blk_mpath_classify(const struct blk_error_detail *d);
+const char *blk_mpath_err_class_name(enum blk_mpath_err_class c);
+
+#endif /* _LINUX_BLK_MPATH_H */

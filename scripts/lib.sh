@@ -1,0 +1,66 @@
+# Common helpers for the blk-mpath host scripts.  Source it; do not run it.
+# shellcheck shell=bash
+
+set -o pipefail
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+CACHE=${BLKMPATH_CACHE:-/var/cache/blk-mpath}
+JOBS=${JOBS:-$(nproc)}
+
+log()  { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+die()  { printf '[%s] ERROR: %s\n' "$(date +%H:%M:%S)" "$*" >&2; exit 1; }
+
+# need_pkgs PKG... : install missing Debian packages with apt-get.
+need_pkgs() {
+	local missing=() p
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+			missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	[ "$(id -u)" -eq 0 ] || die "missing packages (${missing[*]}); run as root or install them"
+	log "installing Debian packages: ${missing[*]}"
+	if [ ! -e "$CACHE/.apt-updated" ] || [ -n "$(find "$CACHE/.apt-updated" -mmin +720 2>/dev/null)" ]; then
+		mkdir -p "$CACHE"
+		apt-get update -q >"$CACHE/apt-update.log" 2>&1 ||
+			{ tail -20 "$CACHE/apt-update.log" >&2; die "apt-get update failed (see $CACHE/apt-update.log)"; }
+		touch "$CACHE/.apt-updated"
+	fi
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" \
+		>"$CACHE/apt-install.log" 2>&1 ||
+		{ tail -20 "$CACHE/apt-install.log" >&2; die "apt-get install ${missing[*]} failed (see $CACHE/apt-install.log)"; }
+}
+
+# The Debian mirror this machine uses, read from its apt sources (never hard-coded).
+apt_mirror() {
+	local m
+	m=$(grep -hs '^URIs:' /etc/apt/sources.list.d/*.sources 2>/dev/null |
+		awk '{print $2}' | grep -v -- '-security' | head -1)
+	[ -n "$m" ] || m=$(grep -hs '^deb ' /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+		grep -v -- '-security' | awk '{for(i=2;i<=NF;i++) if ($i ~ /^(http|https|file):/) {print $i; exit}}' | head -1)
+	[ -n "$m" ] || die "cannot find a Debian mirror in /etc/apt/sources.list*"
+	echo "$m"
+}
+
+# run_progress LOGFILE LABEL CMD... : run CMD with output to LOGFILE, a progress line every 30 s.
+run_progress() {
+	local logf=$1 label=$2 start rc pid
+	shift 2
+	start=$(date +%s)
+	"$@" >"$logf" 2>&1 &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 5
+		if [ $((($(date +%s) - start) % 30)) -lt 5 ] && kill -0 "$pid" 2>/dev/null; then
+			log "$label: $(($(date +%s) - start)) s, $(wc -l <"$logf") log lines, last: $(tail -1 "$logf" | cut -c1-80)"
+		fi
+	done
+	wait "$pid"; rc=$?
+	if [ $rc -ne 0 ]; then
+		tail -40 "$logf" >&2
+		die "$label failed (exit $rc); full log: $logf"
+	fi
+	log "$label: done in $(($(date +%s) - start)) s"
+}
+
+hash_files() { cat "$@" 2>/dev/null | sha256sum | cut -c1-16; }
