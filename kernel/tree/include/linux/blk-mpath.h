@@ -95,6 +95,8 @@ struct blk_mpath_path_stats {
 	atomic64_t errors_target;	/* returned to the caller */
 	atomic64_t errors_retry;	/* retried on the same path */
 	atomic64_t errors_other;
+	atomic64_t errors_reservation;	/* reservation conflicts returned */
+	atomic64_t errors_resource;	/* out of resources, delayed retry */
 	atomic64_t latency_ns;		/* sum over completed I/Os */
 };
 
@@ -108,6 +110,8 @@ struct blk_mpath_path {
 	struct delayed_work activate_path;	/* pg_init via scsi_dh */
 	bool is_pg_init_pending;
 	void *owner_data;		/* for the owner (dm: its struct dm_dev) */
+	void *pscontext;		/* selector-private (dm_path.pscontext) */
+	atomic_t retry_same;		/* consecutive same-path retries */
 	struct blk_mpath_path_stats stats;
 };
 
@@ -134,7 +138,9 @@ enum blk_mpath_event {
 
 struct blk_mpath_ops {
 	/*
-	 * A path failed or was reinstated (for uevents); may be called in
+	 * A path failed or was reinstated (for uevents); only called with
+	 * BLK_MPATH_EV_PATH_FAILED or BLK_MPATH_EV_PATH_REINSTATED and a
+	 * non-NULL path (the other events are reserved); may be called in
 	 * atomic context (e.g. from a clone's completion), with no engine
 	 * lock held.  nr_valid_paths is the count after the change.
 	 */
@@ -146,7 +152,12 @@ struct blk_mpath_ops {
 	 * Always called from process context (the engine's work item).
 	 */
 	void (*state_changed)(void *owner);
-	/* Requests held by the owner may now proceed: re-run its queue. */
+	/*
+	 * Requests held by the owner may now proceed: re-run its queue
+	 * (dm: dm_table_run_md_queue_async() + dm_mq_kick_requeue_list()).
+	 * May be called in atomic context (timer, clone completion), with
+	 * no engine lock held.
+	 */
 	void (*kick)(void *owner);
 	/*
 	 * Optional: true while the owner is being suspended without
@@ -210,8 +221,19 @@ struct blk_mpath_config {
 	unsigned int pg_init_retries;		/* 0..50 */
 	unsigned int pg_init_delay_msecs;	/* or ..._DEFAULT */
 	const char *hw_handler_name;		/* NULL: none */
-	const char *hw_handler_params;		/* NULL: none */
+	/*
+	 * NULL: none.  Otherwise in scsi_dh_set_params() format, as stock
+	 * parse_hw_handler() builds it: "<n>\0<arg1>\0...<argn>\0", i.e.
+	 * the decimal count followed by n NUL-terminated strings.
+	 */
+	const char *hw_handler_params;
 	unsigned int no_path_timeout_secs;	/* bounded queueing, 0 = off */
+	/*
+	 * 1-based group to switch to at the first I/O (stock "initial
+	 * priority group number"); 0: none (stock's 0 with no groups).
+	 * Checked by blk_mpath_start(), must be <= the number of groups.
+	 */
+	unsigned int initial_pg_num;
 };
 
 struct blk_mpath *blk_mpath_create(const char *name,
@@ -265,6 +287,11 @@ int blk_mpath_set_queueing(struct blk_mpath *m, bool queue_if_no_path,
 void blk_mpath_restore_queueing(struct blk_mpath *m);
 /* Waits for pg_init and queued engine work to finish (postsuspend). */
 void blk_mpath_flush(struct blk_mpath *m);
+/*
+ * Note: m->work_mutex is never taken by the engine; the owner uses it as
+ * stock does (messages vs postsuspend).  blk_mpath_flush() may be called
+ * with it held.
+ */
 /* Finds a path by "MAJ:MIN" name, NULL if none. */
 struct blk_mpath_path *blk_mpath_find_path(struct blk_mpath *m,
 					   const char *name);
@@ -280,8 +307,10 @@ struct blk_mpath_rq_ctx {
 
 enum blk_mpath_map_result {
 	BLK_MPATH_MAP_REMAPPED,		/* *clone is ready to issue */
-	BLK_MPATH_MAP_REQUEUE,		/* retry later (queueing, pg_init) */
-	BLK_MPATH_MAP_DELAY_REQUEUE,	/* clone allocation failed: back off */
+	/* dm: DM_MAPIO_REQUEUE: clone allocation failed, path queue busy */
+	BLK_MPATH_MAP_REQUEUE,
+	/* dm: DM_MAPIO_DELAY_REQUEUE: queueing, pg_init, dying path */
+	BLK_MPATH_MAP_DELAY_REQUEUE,
 	BLK_MPATH_MAP_KILL,		/* no path and no queueing: fail rq */
 };
 
@@ -294,7 +323,12 @@ enum blk_mpath_map_result blk_mpath_map_rq(struct blk_mpath *m,
 					   struct request *rq,
 					   struct request **clone,
 					   struct blk_mpath_rq_ctx *ctx);
-/* Frees a clone from blk_mpath_map_rq() (issued or not). */
+/*
+ * Frees a clone from blk_mpath_map_rq().  As stock release_clone_rq: pass
+ * ctx only when undoing blk_mpath_map_rq() for a clone that was never
+ * issued (dm: map_context != NULL), so that the selector's start_io is
+ * undone; pass NULL otherwise.
+ */
 void blk_mpath_release_clone(struct request *clone,
 			     struct blk_mpath_rq_ctx *ctx);
 
@@ -319,6 +353,18 @@ enum blk_mpath_end_result blk_mpath_end_rq(struct blk_mpath *m,
 					   struct blk_mpath_rq_ctx *ctx,
 					   blk_status_t *status);
 
+struct blk_error_detail;
+/*
+ * The verdict part of blk_mpath_end_rq() for an already-read error detail
+ * (for owners that read it themselves, and for tests).  io_start_ns is
+ * what the selector's end_io gets (stock: clone->io_start_time_ns).
+ */
+enum blk_mpath_end_result blk_mpath_end_detail(struct blk_mpath *m,
+					       struct blk_mpath_rq_ctx *ctx,
+					       const struct blk_error_detail *d,
+					       u64 io_start_ns,
+					       blk_status_t *status);
+
 /* ---- queries --------------------------------------------------------------- */
 
 /*
@@ -327,6 +373,14 @@ enum blk_mpath_end_result blk_mpath_end_rq(struct blk_mpath *m,
  * queueing).  Stock prepare_ioctl semantics.
  */
 int blk_mpath_prepare_ioctl(struct blk_mpath *m, struct block_device **bdev);
+/*
+ * Chooses the path the next request would use (stock choose_pgpath(),
+ * including group switching and pg_init bookkeeping), without accounting
+ * any I/O.  NULL when no path is usable.  Requests must still be mapped
+ * with blk_mpath_map_rq(); this is for ioctl-style users and tests.
+ */
+struct blk_mpath_path *blk_mpath_choose_path(struct blk_mpath *m,
+					     size_t nr_bytes);
 /* dm ->busy: pg_init running or every path of the chosen group busy. */
 bool blk_mpath_busy(struct blk_mpath *m);
 /* Status helpers, called with blk_mpath_lock() held. */
@@ -345,7 +399,6 @@ enum blk_mpath_err_class {
 	BLK_MPATH_ERR_RESOURCE,		/* out of resources: delay, retry */
 };
 
-struct blk_error_detail;
 enum blk_mpath_err_class blk_mpath_classify(const struct blk_error_detail *d);
 const char *blk_mpath_err_class_name(enum blk_mpath_err_class c);
 
