@@ -49,10 +49,13 @@ run_progress() {
 	start=$(date +%s)
 	"$@" >"$logf" 2>&1 &
 	pid=$!
+	local last=$start now
 	while kill -0 "$pid" 2>/dev/null; do
-		sleep 5
-		if [ $((($(date +%s) - start) % 30)) -lt 5 ] && kill -0 "$pid" 2>/dev/null; then
-			log "$label: $(($(date +%s) - start)) s, $(wc -l <"$logf") log lines, last: $(tail -1 "$logf" | cut -c1-80)"
+		sleep 2
+		now=$(date +%s)
+		if [ $((now - last)) -ge 30 ] && kill -0 "$pid" 2>/dev/null; then
+			last=$now
+			log "$label: $((now - start)) s, $(wc -l <"$logf") log lines, last: $(tail -1 "$logf" | cut -c1-80)"
 		fi
 	done
 	wait "$pid"; rc=$?

@@ -1,0 +1,93 @@
+#!/bin/bash
+# Guest-side test runner (started by blkmpath-test.service at boot).
+# Reads blkmpath.mode / blkmpath.engine / blkmpath.tests from the kernel
+# command line, runs every selected scenario (one file each), prints one
+# verdict line per scenario and closes with "N passed, N failed, N skipped".
+# Results go to /results and, as a tar, to the results disk (/dev/vdb).
+TESTS_DIR=/opt/blk-mpath/tests
+RES=/results
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+
+arg() { tr ' ' '\n' </proc/cmdline | sed -n "s/^blkmpath\.$1=//p" | tail -1; }
+MODE=$(arg mode) ENGINE=$(arg engine) SEL=$(arg tests)
+export ENGINE=${ENGINE:-stock}
+TEST_TIMEOUT=$(arg timeout); TEST_TIMEOUT=${TEST_TIMEOUT:-600}
+
+finish() {
+	sync
+	tar -C "$RES" -cf /dev/vdb . 2>/dev/null
+	sync
+	echo "blk-mpath guest: powering off"
+	systemctl poweroff -f -f
+	sleep 30
+	echo o >/proc/sysrq-trigger
+}
+
+mkdir -p "$RES"
+mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
+. "$TESTS_DIR/lib/common.sh"
+engine_select "$ENGINE"
+echo "blk-mpath guest: kernel $(uname -r), engine=$ENGINE, mode=$MODE, tests=$SEL"
+
+if [ "$MODE" = demo ]; then
+	bash "$TESTS_DIR/demo.sh" 2>&1 | tee "$RES/demo.log"
+	dmesg >"$RES/dmesg.txt"
+	finish
+	exit 0
+fi
+
+# Expand the selection: "baseline", "engine,target", "baseline/011-failover".
+files=()
+IFS=, read -ra parts <<<"${SEL:-baseline}"
+for p in "${parts[@]}"; do
+	if [ -d "$TESTS_DIR/$p" ]; then
+		for f in "$TESTS_DIR/$p"/[0-9]*.sh; do [ -e "$f" ] && files+=("$f"); done
+	else
+		for f in "$TESTS_DIR"/$p*.sh; do [ -e "$f" ] && files+=("$f"); done
+	fi
+done
+[ ${#files[@]} -gt 0 ] || echo "blk-mpath guest: no test matches '$SEL'"
+
+pass=0 fail=0 skipped=0
+: >"$RES/verdicts"
+for f in "${files[@]}"; do
+	name=${f#"$TESTS_DIR"/}; name=${name%.sh}
+	desc=$(sed -n 's/^# DESCRIPTION: //p' "$f" | head -1)
+	mkdir -p "$RES/$(dirname "$name")"
+	log=$RES/$name.log
+	why=$(requires_missing "$f")
+	if [ -n "$why" ]; then
+		echo "SKIP $name - $desc ($why)" | tee -a "$RES/verdicts"
+		skipped=$((skipped + 1)); continue
+	fi
+	echo "blkmpath-test: start $name" >/dev/kmsg
+	dmesg_mark=$(dmesg | wc -l)
+	t0=$(date +%s)
+	timeout -k 10 "$TEST_TIMEOUT" bash "$f" >"$log" 2>&1
+	rc=$?
+	dt=$(($(date +%s) - t0))
+	dmesg | tail -n +"$((dmesg_mark + 1))" >"$log.dmesg"
+	if kernel_problems <"$log.dmesg" >"$log.kproblems"; then
+		echo "kernel reported problems during the test:" >>"$log"
+		cat "$log.kproblems" >>"$log"
+		rc=1
+	fi
+	[ $rc -eq 124 ] && echo "TIMEOUT after ${TEST_TIMEOUT}s" >>"$log"
+	case $rc in
+	0) v=PASS; pass=$((pass + 1)) ;;
+	77) v=SKIP; skipped=$((skipped + 1)) ;;
+	*) v=FAIL; fail=$((fail + 1)) ;;
+	esac
+	echo "$v $name - $desc (${dt}s)" | tee -a "$RES/verdicts"
+	if [ $v = FAIL ]; then
+		sed 's/^/    | /' "$log" | tail -40
+	elif [ $v = SKIP ]; then
+		tail -1 "$log" | sed 's/^/    | /'
+	fi
+	test_cleanup >>"$RES/cleanup.log" 2>&1
+done
+dmesg >"$RES/dmesg.txt"
+summary="$pass passed, $fail failed, $skipped skipped"
+echo "$summary" >"$RES/summary"
+echo "$summary"
+finish
