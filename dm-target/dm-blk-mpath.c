@@ -416,11 +416,9 @@ static int multipath_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		.pg_init_delay_msecs = BLK_MPATH_PG_INIT_DELAY_DEFAULT,
 	};
 	char *hw_handler_name = NULL, *hw_handler_params = NULL;
-	struct blk_mpath_pg *next_pg = NULL;
 	bool bio_based = false;
 	unsigned int nr_pgs, pg_count = 0;
 	unsigned int next_pg_num;
-	unsigned long flags;
 	char *error = NULL;
 
 	as.argc = argc;
@@ -469,6 +467,11 @@ static int multipath_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	cfg.hw_handler_name = hw_handler_name;
 	cfg.hw_handler_params = hw_handler_params;
 	cfg.no_path_timeout_secs = READ_ONCE(queue_if_no_path_timeout_secs);
+	/*
+	 * Stock accepts an initial group number beyond the last group and
+	 * then simply has no initial group.
+	 */
+	cfg.initial_pg_num = next_pg_num <= nr_pgs ? next_pg_num : 0;
 	bt->m = blk_mpath_create(dm_table_device_name(ti->table), &cfg, &bm_ops,
 				 bt, &error);
 	if (IS_ERR_OR_NULL(bt->m)) {
@@ -487,21 +490,12 @@ static int multipath_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 			goto bad;
 
 		pg_count++;
-		if (!--next_pg_num)
-			next_pg = pg;
 	}
 
 	if (pg_count != nr_pgs) {
 		ti->error = "priority group count mismatch";
 		r = -EINVAL;
 		goto bad;
-	}
-
-	/* The initial priority group, as stock sets it (see API-REQUESTS). */
-	if (next_pg) {
-		blk_mpath_lock(bt->m, &flags);
-		bt->m->next_pg = next_pg;
-		blk_mpath_unlock(bt->m, flags);
 	}
 
 	error = NULL;
