@@ -54,21 +54,29 @@ typedef int (*bm_action_fn)(struct blk_mpath *m, struct blk_mpath_path *path);
  * Engine callbacks
  *---------------------------------------------------------------
  */
+
+/* The path as dm names it (the dm_dev's "MAJ:MIN"). */
+static const char *path_dev_name(struct blk_mpath_path *p)
+{
+	struct dm_dev *dev = p->owner_data;
+
+	return dev ? dev->name : p->name;
+}
+
 static void bm_path_event(void *owner, enum blk_mpath_event ev,
 			  struct blk_mpath_path *path,
 			  unsigned int nr_valid_paths)
 {
 	struct bm_target *bt = owner;
-	struct dm_dev *dev = path->owner_data;
 
 	switch (ev) {
 	case BLK_MPATH_EV_PATH_FAILED:
-		dm_path_uevent(DM_UEVENT_PATH_FAILED, bt->ti, dev->name,
-			       nr_valid_paths);
+		dm_path_uevent(DM_UEVENT_PATH_FAILED, bt->ti,
+			       path_dev_name(path), nr_valid_paths);
 		break;
 	case BLK_MPATH_EV_PATH_REINSTATED:
-		dm_path_uevent(DM_UEVENT_PATH_REINSTATED, bt->ti, dev->name,
-			       nr_valid_paths);
+		dm_path_uevent(DM_UEVENT_PATH_REINSTATED, bt->ti,
+			       path_dev_name(path), nr_valid_paths);
 		break;
 	default:
 		break;
@@ -647,13 +655,6 @@ static void multipath_resume(struct dm_target *ti)
  *      num_paths num_selector_args [path_dev [selector_args]* ]+ ]+
  *---------------------------------------------------------------
  */
-static const char *path_dev_name(struct blk_mpath_path *p)
-{
-	struct dm_dev *dev = p->owner_data;
-
-	return dev ? dev->name : p->name;
-}
-
 static void multipath_status(struct dm_target *ti, status_type_t type,
 			     unsigned int status_flags, char *result,
 			     unsigned int maxlen)
