@@ -1,5 +1,1869 @@
 // SPDX-License-Identifier: GPL-2.0
-/* blk-mpath engine: replaced by the real engine (issue 3). */
+/*
+ * blk-mpath: request-based multipath engine.
+ *
+ * The policy (path groups, failover, failback, queue_if_no_path, pg_init
+ * through scsi_dh) is that of the request-based mode of stock dm-multipath
+ * (drivers/md/dm-mpath.c), which users and multipathd depend on.  What is
+ * new is the completion verdict: instead of a bare blk_status_t the engine
+ * reads the detailed error of each completed clone (blk_rq_error_detail())
+ * and classifies it with blk_mpath_classify(): a target error is returned
+ * and never retried on another path, a path error fails the path and is
+ * retried elsewhere, a transient condition is retried without failing it.
+ *
+ * Based on dm-mpath.c:
+ * Copyright (C) 2003 Sistina Software Limited.
+ * Copyright (C) 2004-2005 Red Hat, Inc. All rights reserved.
+ */
+#define pr_fmt(fmt) "blk-mpath: " fmt
+
+#include <linux/blk-mpath.h>
+#include <linux/blk-mq.h>
+#include <linux/blkdev.h>
+#include <linux/debugfs.h>
+#include <linux/ktime.h>
 #include <linux/module.h>
-MODULE_LICENSE("GPL");
+#include <linux/mutex.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/timer.h>
+#include <linux/wait.h>
+#include <scsi/scsi_dh.h>
+#include <scsi/scsi_proto.h>
+#include <scsi/scsi_status.h>
+
+#include "blk-mpath-ps.h"
+
+#define CREATE_TRACE_POINTS
+#include <trace/events/blk_mpath.h>
+
+#define BLK_MPATH_PG_INIT_DELAY_MSECS	2000	/* stock DM_PG_INIT_DELAY_MSECS */
+/*
+ * Consecutive RETRY_SAME verdicts on one path before the path is failed
+ * anyway: a transient condition that does not clear is a path problem.
+ * The first retry is immediate, the following ones are delayed (dm: 100
+ * ms each), so a path gets about this many tenths of a second.
+ */
+#define BLK_MPATH_RETRY_SAME_MAX	32
+
+/* Engine-private part of struct blk_mpath. */
+struct blk_mpath_priv {
+	struct blk_mpath m;
+	unsigned int initial_pg_num;
+	struct dentry *debugfs_dir;
+};
+
+static struct workqueue_struct *kmpath_handlerd;
+static struct dentry *blk_mpath_debugfs_root;
+static atomic_t blk_mpath_instance = ATOMIC_INIT(0);
+
+static void trigger_event(struct work_struct *work);
+static void activate_or_offline_path(struct blk_mpath_path *path);
+static void activate_path_work(struct work_struct *work);
+static void queue_if_no_path_timeout_work(struct timer_list *t);
+
+static struct blk_mpath_priv *to_priv(struct blk_mpath *m)
+{
+	return container_of(m, struct blk_mpath_priv, m);
+}
+
+static bool mpath_double_check_test_bit(int bit, struct blk_mpath *m)
+{
+	bool r = test_bit(bit, &m->flags);
+
+	if (r) {
+		unsigned long flags;
+
+		spin_lock_irqsave(&m->lock, flags);
+		r = test_bit(bit, &m->flags);
+		spin_unlock_irqrestore(&m->lock, flags);
+	}
+
+	return r;
+}
+
+static struct blk_mpath_path *mpath_current_path(struct blk_mpath *m)
+{
+	struct blk_mpath_path *path;
+
+	/* Paths live as long as m: RCU only orders the publication. */
+	rcu_read_lock();
+	path = rcu_dereference(m->current_path);
+	rcu_read_unlock();
+
+	return path;
+}
+
+static void mpath_kick(struct blk_mpath *m)
+{
+	if (m->ops && m->ops->kick)
+		m->ops->kick(m->owner);
+}
+
+static void mpath_trigger_event(struct blk_mpath *m)
+{
+	schedule_work(&m->trigger_event);
+}
+
+static bool __must_push_back(struct blk_mpath *m)
+{
+	return m->ops && m->ops->noflush_suspending &&
+	       m->ops->noflush_suspending(m->owner);
+}
+
+static bool must_push_back_rq(struct blk_mpath *m)
+{
+	unsigned long flags;
+	bool ret;
+
+	spin_lock_irqsave(&m->lock, flags);
+	ret = test_bit(BLK_MPATHF_QUEUE_IF_NO_PATH, &m->flags) ||
+	      __must_push_back(m);
+	spin_unlock_irqrestore(&m->lock, flags);
+
+	return ret;
+}
+
+/* ---- path selection (stock choose_pgpath) -------------------------------- */
+
+static int __pg_init_all_paths(struct blk_mpath *m)
+{
+	struct blk_mpath_path *path;
+	unsigned long pg_init_delay = 0;
+
+	lockdep_assert_held(&m->lock);
+
+	if (atomic_read(&m->pg_init_in_progress) ||
+	    test_bit(BLK_MPATHF_PG_INIT_DISABLED, &m->flags))
+		return 0;
+
+	atomic_inc(&m->pg_init_count);
+	clear_bit(BLK_MPATHF_PG_INIT_REQUIRED, &m->flags);
+
+	/* Check here to reset pg_init_required */
+	if (!m->current_pg)
+		return 0;
+
+	if (test_bit(BLK_MPATHF_PG_INIT_DELAY_RETRY, &m->flags))
+		pg_init_delay = msecs_to_jiffies(m->pg_init_delay_msecs !=
+						 BLK_MPATH_PG_INIT_DELAY_DEFAULT ?
+						 m->pg_init_delay_msecs :
+						 BLK_MPATH_PG_INIT_DELAY_MSECS);
+	list_for_each_entry(path, &m->current_pg->paths, list) {
+		/* Skip failed paths */
+		if (!path->is_active)
+			continue;
+		if (queue_delayed_work(kmpath_handlerd, &path->activate_path,
+				       pg_init_delay))
+			atomic_inc(&m->pg_init_in_progress);
+	}
+	return atomic_read(&m->pg_init_in_progress);
+}
+
+static int pg_init_all_paths(struct blk_mpath *m)
+{
+	unsigned long flags;
+	int ret;
+
+	spin_lock_irqsave(&m->lock, flags);
+	ret = __pg_init_all_paths(m);
+	spin_unlock_irqrestore(&m->lock, flags);
+
+	return ret;
+}
+
+static void __switch_pg(struct blk_mpath *m, struct blk_mpath_pg *pg)
+{
+	lockdep_assert_held(&m->lock);
+
+	m->current_pg = pg;
+
+	/* Must we initialise the PG first, and queue I/O till it's ready? */
+	if (m->hw_handler_name) {
+		set_bit(BLK_MPATHF_PG_INIT_REQUIRED, &m->flags);
+		set_bit(BLK_MPATHF_QUEUE_IO, &m->flags);
+	} else {
+		clear_bit(BLK_MPATHF_PG_INIT_REQUIRED, &m->flags);
+		clear_bit(BLK_MPATHF_QUEUE_IO, &m->flags);
+	}
+
+	atomic_set(&m->pg_init_count, 0);
+}
+
+static struct blk_mpath_path *choose_path_in_pg(struct blk_mpath *m,
+						struct blk_mpath_pg *pg,
+						size_t nr_bytes)
+{
+	struct blk_mpath_path *path;
+	unsigned long flags;
+
+	path = pg->ps.type->select_path(&pg->ps, nr_bytes);
+	if (!path)
+		return NULL;
+
+	if (unlikely(READ_ONCE(m->current_pg) != pg)) {
+		/* Only update current_path if pg changed */
+		spin_lock_irqsave(&m->lock, flags);
+		rcu_assign_pointer(m->current_path, path);
+		__switch_pg(m, pg);
+		spin_unlock_irqrestore(&m->lock, flags);
+	}
+
+	return path;
+}
+
+static struct blk_mpath_path *choose_pgpath(struct blk_mpath *m,
+					    size_t nr_bytes)
+{
+	struct blk_mpath_path *path;
+	struct blk_mpath_pg *pg;
+	unsigned int bypassed = 1;
+	unsigned long flags;
+
+	if (!atomic_read(&m->nr_valid_paths)) {
+		spin_lock_irqsave(&m->lock, flags);
+		clear_bit(BLK_MPATHF_QUEUE_IO, &m->flags);
+		spin_unlock_irqrestore(&m->lock, flags);
+		goto failed;
+	}
+
+	/* Were we instructed to switch PG? */
+	if (READ_ONCE(m->next_pg)) {
+		spin_lock_irqsave(&m->lock, flags);
+		pg = m->next_pg;
+		if (!pg) {
+			spin_unlock_irqrestore(&m->lock, flags);
+			goto check_current_pg;
+		}
+		m->next_pg = NULL;
+		spin_unlock_irqrestore(&m->lock, flags);
+		path = choose_path_in_pg(m, pg, nr_bytes);
+		if (path)
+			return path;
+	}
+
+	/* Don't change PG until it has no remaining paths */
+check_current_pg:
+	pg = READ_ONCE(m->current_pg);
+	if (pg) {
+		path = choose_path_in_pg(m, pg, nr_bytes);
+		if (path)
+			return path;
+	}
+
+	/*
+	 * Loop through priority groups until we find a valid path.
+	 * First time we skip PGs marked 'bypassed'.
+	 * Second time we only try the ones we skipped, but set
+	 * pg_init_delay_retry so we do not hammer controllers.
+	 */
+	do {
+		list_for_each_entry(pg, &m->pgs, list) {
+			if (pg->bypassed == !!bypassed)
+				continue;
+			path = choose_path_in_pg(m, pg, nr_bytes);
+			if (path) {
+				if (!bypassed) {
+					spin_lock_irqsave(&m->lock, flags);
+					set_bit(BLK_MPATHF_PG_INIT_DELAY_RETRY,
+						&m->flags);
+					spin_unlock_irqrestore(&m->lock, flags);
+				}
+				return path;
+			}
+		}
+	} while (bypassed--);
+
+failed:
+	spin_lock_irqsave(&m->lock, flags);
+	RCU_INIT_POINTER(m->current_path, NULL);
+	m->current_pg = NULL;
+	spin_unlock_irqrestore(&m->lock, flags);
+
+	return NULL;
+}
+
+/**
+ * blk_mpath_choose_path - choose the path the next request would use
+ * @m: the multipath
+ * @nr_bytes: size of the next request (for the selector)
+ *
+ * Stock choose_pgpath(): may switch the current group and mark pg_init as
+ * required.  Does not account any I/O.  Returns NULL if no path is usable.
+ */
+struct blk_mpath_path *blk_mpath_choose_path(struct blk_mpath *m,
+					     size_t nr_bytes)
+{
+	struct blk_mpath_path *path = mpath_current_path(m);
+
+	if (!path || !mpath_double_check_test_bit(BLK_MPATHF_QUEUE_IO, m))
+		path = choose_pgpath(m, nr_bytes);
+	return path;
+}
+EXPORT_SYMBOL_GPL(blk_mpath_choose_path);
+
+/* ---- queueing ------------------------------------------------------------- */
+
+/**
+ * blk_mpath_set_queueing - turn queue_if_no_path on or off
+ * @m: the multipath
+ * @queue_if_no_path: the new setting
+ * @save_old: save the current setting for blk_mpath_restore_queueing()
+ *
+ * Stock queue_if_no_path(): turning queueing off kicks the owner so that
+ * held requests are mapped (and failed if there is still no path).
+ */
+int blk_mpath_set_queueing(struct blk_mpath *m, bool queue_if_no_path,
+			   bool save_old)
+{
+	bool queue_bit, saved_bit;
+	unsigned long flags;
+
+	spin_lock_irqsave(&m->lock, flags);
+
+	queue_bit = test_bit(BLK_MPATHF_QUEUE_IF_NO_PATH, &m->flags);
+	saved_bit = test_bit(BLK_MPATHF_SAVED_QUEUE_IF_NO_PATH, &m->flags);
+
+	if (save_old) {
+		if (unlikely(!queue_bit && saved_bit))
+			pr_err("%s: QIFNP disabled but saved as enabled, saving again loses state, not saving!\n",
+			       m->name);
+		else
+			assign_bit(BLK_MPATHF_SAVED_QUEUE_IF_NO_PATH,
+				   &m->flags, queue_bit);
+	} else if (!queue_if_no_path && saved_bit) {
+		/* due to "fail_if_no_path" message, need to honor it. */
+		clear_bit(BLK_MPATHF_SAVED_QUEUE_IF_NO_PATH, &m->flags);
+	}
+	assign_bit(BLK_MPATHF_QUEUE_IF_NO_PATH, &m->flags, queue_if_no_path);
+
+	spin_unlock_irqrestore(&m->lock, flags);
+
+	if (!queue_if_no_path)
+		mpath_kick(m);
+
+	return 0;
+}
+EXPORT_SYMBOL_GPL(blk_mpath_set_queueing);
+
+/**
+ * blk_mpath_restore_queueing - restore a setting saved by set_queueing
+ * @m: the multipath
+ *
+ * Stock multipath_resume().
+ */
+void blk_mpath_restore_queueing(struct blk_mpath *m)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&m->lock, flags);
+	if (test_bit(BLK_MPATHF_SAVED_QUEUE_IF_NO_PATH, &m->flags)) {
+		set_bit(BLK_MPATHF_QUEUE_IF_NO_PATH, &m->flags);
+		clear_bit(BLK_MPATHF_SAVED_QUEUE_IF_NO_PATH, &m->flags);
+	}
+	spin_unlock_irqrestore(&m->lock, flags);
+}
+EXPORT_SYMBOL_GPL(blk_mpath_restore_queueing);
+
+/**
+ * blk_mpath_queue_if_no_path - is queue_if_no_path on?
+ * @m: the multipath
+ */
+bool blk_mpath_queue_if_no_path(struct blk_mpath *m)
+{
+	return test_bit(BLK_MPATHF_QUEUE_IF_NO_PATH, &m->flags);
+}
+EXPORT_SYMBOL_GPL(blk_mpath_queue_if_no_path);
+
+/* If the no-path timeout fires, turn queueing off and fail held I/O. */
+static void queue_if_no_path_timeout_work(struct timer_list *t)
+{
+	struct blk_mpath *m = from_timer(m, t, nopath_timer);
+
+	pr_warn("queue_if_no_path timeout on %s, failing queued IO\n",
+		m->name);
+	blk_mpath_set_queueing(m, false, false);
+}
+
+static void enable_nopath_timeout(struct blk_mpath *m)
+{
+	unsigned long timeout = READ_ONCE(m->no_path_timeout_secs) * HZ;
+
+	lockdep_assert_held(&m->lock);
+
+	if (timeout > 0 && atomic_read(&m->nr_valid_paths) == 0 &&
+	    test_bit(BLK_MPATHF_QUEUE_IF_NO_PATH, &m->flags))
+		mod_timer(&m->nopath_timer, jiffies + timeout);
+}
+
+static void disable_nopath_timeout(struct blk_mpath *m)
+{
+	del_timer_sync(&m->nopath_timer);
+}
+
+/* Whenever something visible in the status changes: dm_table_event(). */
+static void trigger_event(struct work_struct *work)
+{
+	struct blk_mpath *m = container_of(work, struct blk_mpath,
+					   trigger_event);
+
+	if (m->ops && m->ops->state_changed)
+		m->ops->state_changed(m->owner);
+}
+
+/* ---- path state ------------------------------------------------------------ */
+
+static void fail_path(struct blk_mpath_path *path)
+{
+	struct blk_mpath *m = path->pg->m;
+	unsigned int nr_valid;
+	unsigned long flags;
+
+	spin_lock_irqsave(&m->lock, flags);
+
+	if (!path->is_active) {
+		spin_unlock_irqrestore(&m->lock, flags);
+		return;
+	}
+
+	pr_warn("%s: Failing path %s.\n", m->name, path->name);
+
+	path->pg->ps.type->fail_path(&path->pg->ps, path);
+	path->is_active = false;
+	path->fail_count++;
+
+	nr_valid = atomic_dec_return(&m->nr_valid_paths);
+
+	if (rcu_access_pointer(m->current_path) == path)
+		RCU_INIT_POINTER(m->current_path, NULL);
+
+	trace_blk_mpath_path_state(m, path, false, nr_valid);
+	mpath_trigger_event(m);
+	enable_nopath_timeout(m);
+
+	spin_unlock_irqrestore(&m->lock, flags);
+
+	if (m->ops && m->ops->path_event)
+		m->ops->path_event(m->owner, BLK_MPATH_EV_PATH_FAILED, path,
+				   nr_valid);
+}
+
+static int reinstate_path(struct blk_mpath_path *path)
+{
+	struct blk_mpath *m = path->pg->m;
+	unsigned int nr_valid = 0;
+	bool run_queue = false, event = false;
+	unsigned long flags;
+	int r = 0;
+
+	spin_lock_irqsave(&m->lock, flags);
+
+	if (path->is_active)
+		goto out;
+
+	pr_warn("%s: Reinstating path %s.\n", m->name, path->name);
+
+	r = path->pg->ps.type->reinstate_path(&path->pg->ps, path);
+	if (r)
+		goto out;
+
+	path->is_active = true;
+	atomic_set(&path->retry_same, 0);
+
+	nr_valid = atomic_inc_return(&m->nr_valid_paths);
+	if (nr_valid == 1) {
+		RCU_INIT_POINTER(m->current_path, NULL);
+		run_queue = true;
+	} else if (m->hw_handler_name && m->current_pg == path->pg) {
+		if (queue_work(kmpath_handlerd, &path->activate_path.work))
+			atomic_inc(&m->pg_init_in_progress);
+	}
+
+	trace_blk_mpath_path_state(m, path, true, nr_valid);
+	mpath_trigger_event(m);
+	event = true;
+
+out:
+	spin_unlock_irqrestore(&m->lock, flags);
+
+	if (event && m->ops && m->ops->path_event)
+		m->ops->path_event(m->owner, BLK_MPATH_EV_PATH_REINSTATED, path,
+				   nr_valid);
+	if (run_queue)
+		mpath_kick(m);
+
+	if (path->is_active)
+		disable_nopath_timeout(m);
+
+	return r;
+}
+
+/**
+ * blk_mpath_fail_path - take a path out of use ("fail_path" message)
+ * @m: the multipath
+ * @path: the path
+ */
+int blk_mpath_fail_path(struct blk_mpath *m, struct blk_mpath_path *path)
+{
+	if (!path || path->pg->m != m)
+		return -EINVAL;
+	fail_path(path);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(blk_mpath_fail_path);
+
+/**
+ * blk_mpath_reinstate_path - reinstate a failed path
+ * @m: the multipath
+ * @path: the path
+ */
+int blk_mpath_reinstate_path(struct blk_mpath *m, struct blk_mpath_path *path)
+{
+	if (!path || path->pg->m != m)
+		return -EINVAL;
+	return reinstate_path(path);
+}
+EXPORT_SYMBOL_GPL(blk_mpath_reinstate_path);
+
+static struct blk_mpath_pg *find_pg(struct blk_mpath *m, unsigned int pg_num)
+{
+	struct blk_mpath_pg *pg;
+
+	list_for_each_entry(pg, &m->pgs, list)
+		if (pg->pg_num == pg_num)
+			return pg;
+	return NULL;
+}
+
+static void bypass_pg(struct blk_mpath *m, struct blk_mpath_pg *pg,
+		      bool bypassed)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&m->lock, flags);
+
+	pg->bypassed = bypassed;
+	RCU_INIT_POINTER(m->current_path, NULL);
+	m->current_pg = NULL;
+
+	spin_unlock_irqrestore(&m->lock, flags);
+
+	mpath_trigger_event(m);
+}
+
+/**
+ * blk_mpath_switch_pg - use group @pg_num from the next mapped request
+ * @m: the multipath
+ * @pg_num: 1-based group number
+ *
+ * Stock switch_pg_num(): also clears the bypassed state of every group.
+ */
+int blk_mpath_switch_pg(struct blk_mpath *m, unsigned int pg_num)
+{
+	struct blk_mpath_pg *pg;
+	unsigned long flags;
+
+	if (!pg_num || !m->nr_pgs || pg_num > m->nr_pgs) {
+		pr_warn("invalid PG number supplied to switch_pg_num\n");
+		return -EINVAL;
+	}
+
+	spin_lock_irqsave(&m->lock, flags);
+	list_for_each_entry(pg, &m->pgs, list) {
+		pg->bypassed = false;
+		if (pg->pg_num != pg_num)
+			continue;
+
+		RCU_INIT_POINTER(m->current_path, NULL);
+		m->current_pg = NULL;
+		m->next_pg = pg;
+	}
+	spin_unlock_irqrestore(&m->lock, flags);
+
+	mpath_trigger_event(m);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(blk_mpath_switch_pg);
+
+/**
+ * blk_mpath_bypass_pg - set or clear the bypassed state of a group
+ * @m: the multipath
+ * @pg_num: 1-based group number
+ * @bypass: true for "disable_group", false for "enable_group"
+ */
+int blk_mpath_bypass_pg(struct blk_mpath *m, unsigned int pg_num, bool bypass)
+{
+	struct blk_mpath_pg *pg;
+
+	if (!pg_num || !m->nr_pgs || pg_num > m->nr_pgs) {
+		pr_warn("invalid PG number supplied to bypass_pg\n");
+		return -EINVAL;
+	}
+
+	pg = find_pg(m, pg_num);
+	if (!pg)
+		return -EINVAL;
+	bypass_pg(m, pg, bypass);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(blk_mpath_bypass_pg);
+
+/* ---- pg_init through scsi_dh ------------------------------------------------- */
+
+/* Should we retry pg_init immediately? */
+static bool pg_init_limit_reached(struct blk_mpath *m)
+{
+	bool limit_reached = false;
+	unsigned long flags;
+
+	spin_lock_irqsave(&m->lock, flags);
+
+	if (atomic_read(&m->pg_init_count) <= m->pg_init_retries &&
+	    !test_bit(BLK_MPATHF_PG_INIT_DISABLED, &m->flags))
+		set_bit(BLK_MPATHF_PG_INIT_REQUIRED, &m->flags);
+	else
+		limit_reached = true;
+
+	spin_unlock_irqrestore(&m->lock, flags);
+
+	return limit_reached;
+}
+
+static void pg_init_done(void *data, int errors)
+{
+	struct blk_mpath_path *path = data;
+	struct blk_mpath_pg *pg = path->pg;
+	struct blk_mpath *m = pg->m;
+	bool delay_retry = false, kick = false;
+	unsigned long flags;
+
+	/* device or driver problems */
+	switch (errors) {
+	case SCSI_DH_OK:
+		break;
+	case SCSI_DH_NOSYS:
+		if (!m->hw_handler_name) {
+			errors = 0;
+			break;
+		}
+		pr_err("Could not failover the device: Handler scsi_dh_%s Error %d.\n",
+		       m->hw_handler_name, errors);
+		/* Fail path for now, so we do not ping pong */
+		fail_path(path);
+		break;
+	case SCSI_DH_DEV_TEMP_BUSY:
+		/*
+		 * Probably doing something like FW upgrade on the
+		 * controller so try the other pg.
+		 */
+		bypass_pg(m, pg, true);
+		break;
+	case SCSI_DH_RETRY:
+		/* Wait before retrying. */
+		delay_retry = true;
+		fallthrough;
+	case SCSI_DH_IMM_RETRY:
+	case SCSI_DH_RES_TEMP_UNAVAIL:
+		if (pg_init_limit_reached(m))
+			fail_path(path);
+		errors = 0;
+		break;
+	case SCSI_DH_DEV_OFFLINED:
+	default:
+		/* As stock: fail the path, even for a device error. */
+		fail_path(path);
+	}
+
+	spin_lock_irqsave(&m->lock, flags);
+	if (errors) {
+		if (rcu_access_pointer(m->current_path) == path) {
+			pr_err("Could not failover device. Error %d.\n", errors);
+			RCU_INIT_POINTER(m->current_path, NULL);
+			m->current_pg = NULL;
+		}
+	} else if (!test_bit(BLK_MPATHF_PG_INIT_REQUIRED, &m->flags)) {
+		pg->bypassed = false;
+	}
+
+	if (atomic_dec_return(&m->pg_init_in_progress) > 0)
+		/* Activations of other paths are still on going */
+		goto out;
+
+	if (test_bit(BLK_MPATHF_PG_INIT_REQUIRED, &m->flags)) {
+		if (delay_retry)
+			set_bit(BLK_MPATHF_PG_INIT_DELAY_RETRY, &m->flags);
+		else
+			clear_bit(BLK_MPATHF_PG_INIT_DELAY_RETRY, &m->flags);
+
+		if (__pg_init_all_paths(m))
+			goto out;
+	}
+	clear_bit(BLK_MPATHF_QUEUE_IO, &m->flags);
+	kick = true;
+
+	/* Wake up any thread waiting to suspend. */
+	wake_up(&m->pg_init_wait);
+
+out:
+	spin_unlock_irqrestore(&m->lock, flags);
+	if (kick)
+		mpath_kick(m);
+}
+
+static void activate_or_offline_path(struct blk_mpath_path *path)
+{
+	struct request_queue *q = path->bdev ? bdev_get_queue(path->bdev) :
+					       NULL;
+
+	if (path->is_active && !q)
+		pg_init_done(path, SCSI_DH_OK);	/* path without a queue */
+	else if (path->is_active && !blk_queue_dying(q))
+		scsi_dh_activate(q, pg_init_done, path);
+	else
+		pg_init_done(path, SCSI_DH_DEV_OFFLINED);
+}
+
+static void activate_path_work(struct work_struct *work)
+{
+	struct blk_mpath_path *path =
+		container_of(work, struct blk_mpath_path, activate_path.work);
+
+	activate_or_offline_path(path);
+}
+
+static void wait_for_pg_init_completion(struct blk_mpath *m)
+{
+	DEFINE_WAIT(wait);
+
+	while (1) {
+		prepare_to_wait(&m->pg_init_wait, &wait, TASK_UNINTERRUPTIBLE);
+
+		if (!atomic_read(&m->pg_init_in_progress))
+			break;
+
+		io_schedule();
+	}
+	finish_wait(&m->pg_init_wait, &wait);
+}
+
+/**
+ * blk_mpath_flush - wait for pg_init and queued engine work
+ * @m: the multipath
+ *
+ * Stock flush_multipath_work() (postsuspend, destructor).
+ */
+void blk_mpath_flush(struct blk_mpath *m)
+{
+	unsigned long flags;
+
+	if (m->hw_handler_name && atomic_read(&m->pg_init_in_progress)) {
+		spin_lock_irqsave(&m->lock, flags);
+		if (atomic_read(&m->pg_init_in_progress) &&
+		    !test_and_set_bit(BLK_MPATHF_PG_INIT_DISABLED,
+				      &m->flags)) {
+			spin_unlock_irqrestore(&m->lock, flags);
+
+			flush_workqueue(kmpath_handlerd);
+			wait_for_pg_init_completion(m);
+
+			spin_lock_irqsave(&m->lock, flags);
+			clear_bit(BLK_MPATHF_PG_INIT_DISABLED, &m->flags);
+		}
+		spin_unlock_irqrestore(&m->lock, flags);
+	}
+	flush_work(&m->trigger_event);
+}
+EXPORT_SYMBOL_GPL(blk_mpath_flush);
+
+/* ---- construction ------------------------------------------------------------ */
+
+/* Duplicates "<n>\0<arg1>\0...<argn>\0" (scsi_dh_set_params() format). */
+static char *dup_hw_handler_params(const char *params)
+{
+	const char *p = params;
+	unsigned int n, i;
+
+	if (kstrtouint(p, 10, &n))
+		return NULL;
+	p += strlen(p) + 1;
+	for (i = 0; i < n; i++)
+		p += strlen(p) + 1;
+
+	/* one extra NUL, as stock allocates with slack */
+	return kmemdup_nul(params, p - params, GFP_KERNEL);
+}
+
+/**
+ * blk_mpath_create - create a multipath
+ * @name: for logs and debugfs (dm: the device name)
+ * @cfg: features and hardware handler
+ * @ops: owner callbacks
+ * @owner: passed back to @ops
+ * @error: set to a stock dm-mpath error string on failure
+ *
+ * Returns the new multipath or an ERR_PTR().
+ */
+struct blk_mpath *blk_mpath_create(const char *name,
+				   const struct blk_mpath_config *cfg,
+				   const struct blk_mpath_ops *ops,
+				   void *owner, char **error)
+{
+	struct blk_mpath_priv *priv;
+	struct blk_mpath *m;
+
+	if (cfg->pg_init_retries > BLK_MPATH_PG_INIT_RETRIES_MAX) {
+		*error = "pg_init_retries must be between 1 and 50";
+		return ERR_PTR(-EINVAL);
+	}
+	if (cfg->pg_init_delay_msecs != BLK_MPATH_PG_INIT_DELAY_DEFAULT &&
+	    cfg->pg_init_delay_msecs > BLK_MPATH_PG_INIT_DELAY_MAX) {
+		*error = "pg_init_delay_msecs must be between 0 and 60000";
+		return ERR_PTR(-EINVAL);
+	}
+
+	priv = kzalloc(sizeof(*priv), GFP_KERNEL);
+	if (!priv) {
+		*error = "can't allocate multipath";
+		return ERR_PTR(-ENOMEM);
+	}
+	m = &priv->m;
+	m->engine_private = priv;
+
+	spin_lock_init(&m->lock);
+	INIT_LIST_HEAD(&m->pgs);
+	atomic_set(&m->nr_valid_paths, 0);
+	atomic_set(&m->pg_init_in_progress, 0);
+	atomic_set(&m->pg_init_count, 0);
+	init_waitqueue_head(&m->pg_init_wait);
+	INIT_WORK(&m->trigger_event, trigger_event);
+	mutex_init(&m->work_mutex);
+	timer_setup(&m->nopath_timer, queue_if_no_path_timeout_work, 0);
+
+	m->ops = ops;
+	m->owner = owner;
+	strscpy(m->name, name ? name : "", sizeof(m->name));
+	m->pg_init_retries = cfg->pg_init_retries;
+	m->pg_init_delay_msecs = cfg->pg_init_delay_msecs;
+	m->no_path_timeout_secs = cfg->no_path_timeout_secs;
+	m->repeat_count = 1;
+	priv->initial_pg_num = cfg->initial_pg_num;
+
+	set_bit(BLK_MPATHF_QUEUE_IO, &m->flags);
+	if (cfg->queue_if_no_path)
+		set_bit(BLK_MPATHF_QUEUE_IF_NO_PATH, &m->flags);
+	if (cfg->retain_attached_hw_handler)
+		set_bit(BLK_MPATHF_RETAIN_ATTACHED_HW_HANDLER, &m->flags);
+
+	if (cfg->hw_handler_name) {
+		m->hw_handler_name = kstrdup(cfg->hw_handler_name, GFP_KERNEL);
+		if (!m->hw_handler_name)
+			goto nomem;
+		if (cfg->hw_handler_params) {
+			m->hw_handler_params =
+				dup_hw_handler_params(cfg->hw_handler_params);
+			if (!m->hw_handler_params)
+				goto nomem;
+		}
+	}
+
+	return m;
+
+nomem:
+	*error = "memory allocation failed";
+	kfree(m->hw_handler_name);
+	mutex_destroy(&m->work_mutex);
+	kfree(priv);
+	return ERR_PTR(-ENOMEM);
+}
+EXPORT_SYMBOL_GPL(blk_mpath_create);
+
+/**
+ * blk_mpath_add_pg - add a priority group at the end
+ * @m: the multipath
+ * @selector: path selector name
+ * @argc: number of selector arguments
+ * @argv: selector arguments
+ * @error: set to a stock dm-mpath error string on failure
+ */
+struct blk_mpath_pg *blk_mpath_add_pg(struct blk_mpath *m,
+				      const char *selector, unsigned int argc,
+				      char **argv, char **error)
+{
+	const struct blk_mpath_selector_type *type;
+	struct blk_mpath_pg *pg;
+	unsigned long flags;
+	int r;
+
+	type = blk_mpath_selector_get(selector);
+	if (!type) {
+		*error = "unknown path selector type";
+		return ERR_PTR(-EINVAL);
+	}
+
+	pg = kzalloc(sizeof(*pg), GFP_KERNEL);
+	if (!pg) {
+		blk_mpath_selector_put(type);
+		*error = "couldn't allocate priority group";
+		return ERR_PTR(-ENOMEM);
+	}
+	INIT_LIST_HEAD(&pg->paths);
+	pg->m = m;
+
+	r = type->create(&pg->ps, argc, argv, error);
+	if (r) {
+		blk_mpath_selector_put(type);
+		kfree(pg);
+		*error = "path selector constructor failed";
+		return ERR_PTR(r);
+	}
+	pg->ps.type = type;
+
+	spin_lock_irqsave(&m->lock, flags);
+	list_add_tail(&pg->list, &m->pgs);
+	pg->pg_num = ++m->nr_pgs;
+	spin_unlock_irqrestore(&m->lock, flags);
+
+	return pg;
+}
+EXPORT_SYMBOL_GPL(blk_mpath_add_pg);
+
+static int setup_scsi_dh(struct block_device *bdev, struct blk_mpath *m,
+			 const char **attached_handler_name, char **error)
+{
+	struct request_queue *q = bdev_get_queue(bdev);
+	int r;
+
+	if (mpath_double_check_test_bit(BLK_MPATHF_RETAIN_ATTACHED_HW_HANDLER,
+					m)) {
+retain:
+		if (*attached_handler_name) {
+			/*
+			 * Clear any hw_handler_params associated with a
+			 * handler that isn't already attached.
+			 */
+			if (m->hw_handler_name &&
+			    strcmp(*attached_handler_name, m->hw_handler_name)) {
+				kfree(m->hw_handler_params);
+				m->hw_handler_params = NULL;
+			}
+
+			/*
+			 * Reset hw_handler_name to match the attached handler
+			 * (the table then shows the actual handler).
+			 */
+			kfree(m->hw_handler_name);
+			m->hw_handler_name = (char *)*attached_handler_name;
+			*attached_handler_name = NULL;
+		}
+	}
+
+	if (m->hw_handler_name) {
+		r = scsi_dh_attach(q, m->hw_handler_name);
+		if (r == -EBUSY) {
+			pr_info("retaining handler on device %pg\n", bdev);
+			goto retain;
+		}
+		if (r < 0) {
+			*error = "error attaching hardware handler";
+			return r;
+		}
+
+		if (m->hw_handler_params) {
+			r = scsi_dh_set_params(q, m->hw_handler_params);
+			if (r < 0) {
+				*error = "unable to set hardware handler parameters";
+				return r;
+			}
+		}
+	}
+
+	return 0;
+}
+
+/**
+ * blk_mpath_add_path - add a path to a group
+ * @pg: the group
+ * @bdev: the path's block device (owned by the caller); NULL only for tests
+ * @name: "MAJ:MIN", as dm prints it
+ * @argc: number of per-path selector arguments
+ * @argv: per-path selector arguments
+ * @error: set to a stock dm-mpath error string on failure
+ *
+ * Stock parse_path(): attaches or validates the scsi_dh handler, then
+ * hands the per-path arguments to the selector.  The path starts active.
+ */
+struct blk_mpath_path *blk_mpath_add_path(struct blk_mpath_pg *pg,
+					  struct block_device *bdev,
+					  const char *name, unsigned int argc,
+					  char **argv, char **error)
+{
+	struct blk_mpath *m = pg->m;
+	const char *attached_handler_name = NULL;
+	struct blk_mpath_path *path;
+	unsigned long flags;
+	int r;
+
+	path = kzalloc(sizeof(*path), GFP_KERNEL);
+	if (!path) {
+		*error = "couldn't allocate path";
+		return ERR_PTR(-ENOMEM);
+	}
+	path->pg = pg;
+	path->bdev = bdev;
+	path->is_active = true;
+	strscpy(path->name, name ? name : "", sizeof(path->name));
+	INIT_DELAYED_WORK(&path->activate_path, activate_path_work);
+	atomic_set(&path->retry_same, 0);
+
+	if (bdev) {
+		struct request_queue *q = bdev_get_queue(bdev);
+
+		attached_handler_name =
+			scsi_dh_attached_handler_name(q, GFP_KERNEL);
+		if (attached_handler_name || m->hw_handler_name) {
+			r = setup_scsi_dh(bdev, m, &attached_handler_name,
+					  error);
+			kfree(attached_handler_name);
+			if (r)
+				goto bad;
+		}
+	}
+
+	r = pg->ps.type->add_path(&pg->ps, path, argc, argv, error);
+	if (r)
+		goto bad;
+
+	spin_lock_irqsave(&m->lock, flags);
+	list_add_tail(&path->list, &pg->paths);
+	pg->nr_paths++;
+	atomic_inc(&m->nr_valid_paths);
+	spin_unlock_irqrestore(&m->lock, flags);
+
+	return path;
+
+bad:
+	kfree(path);
+	return ERR_PTR(r);
+}
+EXPORT_SYMBOL_GPL(blk_mpath_add_path);
+
+static int paths_show(struct seq_file *s, void *unused)
+{
+	struct blk_mpath *m = s->private;
+	struct blk_mpath_path *p;
+	struct blk_mpath_pg *pg;
+	unsigned long flags;
+
+	spin_lock_irqsave(&m->lock, flags);
+	list_for_each_entry(pg, &m->pgs, list) {
+		list_for_each_entry(p, &pg->paths, list) {
+			struct blk_mpath_path_stats *st = &p->stats;
+			u64 ios = atomic64_read(&st->ios);
+			u64 lat = atomic64_read(&st->latency_ns);
+
+			seq_printf(s, "%s pg %u %s fail_count %u ios %llu bytes %llu err_path %llu err_target %llu err_reservation %llu err_retry %llu err_resource %llu err_other %llu lat_mean_ns %llu\n",
+				   p->name, pg->pg_num,
+				   p->is_active ? "A" : "F", p->fail_count,
+				   ios, (u64)atomic64_read(&st->bytes),
+				   (u64)atomic64_read(&st->errors_path),
+				   (u64)atomic64_read(&st->errors_target),
+				   (u64)atomic64_read(&st->errors_reservation),
+				   (u64)atomic64_read(&st->errors_retry),
+				   (u64)atomic64_read(&st->errors_resource),
+				   (u64)atomic64_read(&st->errors_other),
+				   ios ? div64_u64(lat, ios) : 0);
+		}
+	}
+	spin_unlock_irqrestore(&m->lock, flags);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(paths);
+
+static void blk_mpath_debugfs_add(struct blk_mpath *m)
+{
+	struct blk_mpath_priv *priv = to_priv(m);
+	struct dentry *dir;
+	char name[48];
+
+	if (IS_ERR_OR_NULL(blk_mpath_debugfs_root))
+		return;
+
+	/* dm builds the new table before it drops the old one */
+	strscpy(name, m->name[0] ? m->name : "mpath", sizeof(name));
+	strreplace(name, '/', '!');
+	dir = debugfs_lookup(name, blk_mpath_debugfs_root);
+	if (dir) {
+		dput(dir);
+		snprintf(name, sizeof(name), "%s.%d",
+			 m->name[0] ? m->name : "mpath",
+			 atomic_inc_return(&blk_mpath_instance));
+		strreplace(name, '/', '!');
+	}
+	dir = debugfs_create_dir(name, blk_mpath_debugfs_root);
+	if (IS_ERR(dir))
+		return;
+	debugfs_create_file("paths", 0444, dir, m, &paths_fops);
+	priv->debugfs_dir = dir;
+}
+
+/**
+ * blk_mpath_start - the configuration is complete
+ * @m: the multipath
+ * @error: set to a stock dm-mpath error string on failure
+ *
+ * Applies the initial group and arms the no-path timeout if needed.
+ */
+int blk_mpath_start(struct blk_mpath *m, char **error)
+{
+	struct blk_mpath_priv *priv = to_priv(m);
+	unsigned long flags;
+
+	if (priv->initial_pg_num > m->nr_pgs) {
+		*error = "invalid initial priority group";
+		return -EINVAL;
+	}
+
+	spin_lock_irqsave(&m->lock, flags);
+	if (priv->initial_pg_num)
+		m->next_pg = find_pg(m, priv->initial_pg_num);
+	enable_nopath_timeout(m);
+	spin_unlock_irqrestore(&m->lock, flags);
+
+	blk_mpath_debugfs_add(m);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(blk_mpath_start);
+
+/**
+ * blk_mpath_destroy - stop all work and free a multipath
+ * @m: the multipath (may be NULL or an ERR_PTR)
+ *
+ * The owner must have stopped I/O.  As stock, attached scsi_dh handlers
+ * stay attached.
+ */
+void blk_mpath_destroy(struct blk_mpath *m)
+{
+	struct blk_mpath_priv *priv;
+	struct blk_mpath_path *path, *ptmp;
+	struct blk_mpath_pg *pg, *tmp;
+
+	if (IS_ERR_OR_NULL(m))
+		return;
+	priv = to_priv(m);
+
+	debugfs_remove_recursive(priv->debugfs_dir);
+	disable_nopath_timeout(m);
+	blk_mpath_flush(m);
+
+	list_for_each_entry_safe(pg, tmp, &m->pgs, list) {
+		list_del(&pg->list);
+		list_for_each_entry(path, &pg->paths, list)
+			cancel_delayed_work_sync(&path->activate_path);
+		if (pg->ps.type) {
+			pg->ps.type->destroy(&pg->ps);
+			blk_mpath_selector_put(pg->ps.type);
+		}
+		list_for_each_entry_safe(path, ptmp, &pg->paths, list) {
+			list_del(&path->list);
+			kfree(path);
+		}
+		kfree(pg);
+	}
+	cancel_work_sync(&m->trigger_event);
+
+	kfree(m->hw_handler_name);
+	kfree(m->hw_handler_params);
+	mutex_destroy(&m->work_mutex);
+	kfree(priv);
+}
+EXPORT_SYMBOL_GPL(blk_mpath_destroy);
+
+/**
+ * blk_mpath_find_path - find a path by its "MAJ:MIN" name
+ * @m: the multipath
+ * @name: the name
+ */
+struct blk_mpath_path *blk_mpath_find_path(struct blk_mpath *m,
+					   const char *name)
+{
+	struct blk_mpath_path *p, *found = NULL;
+	struct blk_mpath_pg *pg;
+	unsigned long flags;
+
+	spin_lock_irqsave(&m->lock, flags);
+	list_for_each_entry(pg, &m->pgs, list) {
+		list_for_each_entry(p, &pg->paths, list) {
+			if (!strcmp(p->name, name)) {
+				found = p;
+				goto out;
+			}
+		}
+	}
+out:
+	spin_unlock_irqrestore(&m->lock, flags);
+	return found;
+}
+EXPORT_SYMBOL_GPL(blk_mpath_find_path);
+
+/* ---- per request --------------------------------------------------------------- */
+
+static void path_start_io(struct blk_mpath_path *path, size_t nr_bytes)
+{
+	struct blk_mpath_selector *ps = &path->pg->ps;
+
+	if (ps->type->start_io)
+		ps->type->start_io(ps, path, nr_bytes);
+}
+
+static void path_end_io(struct blk_mpath_path *path, size_t nr_bytes,
+			u64 start_ns)
+{
+	struct blk_mpath_selector *ps = &path->pg->ps;
+
+	if (ps->type->end_io)
+		ps->type->end_io(ps, path, nr_bytes, start_ns);
+}
+
+/**
+ * blk_mpath_map_rq - choose a path and clone @rq onto it
+ * @m: the multipath
+ * @rq: the original request
+ * @clone: set to the clone on BLK_MPATH_MAP_REMAPPED
+ * @ctx: per-request engine state kept by the owner
+ *
+ * Stock multipath_clone_and_map().  The clone is allocated without
+ * sleeping and has no bios yet; the owner prepares it (dm-rq:
+ * blk_rq_prep_clone() and ->end_io in setup_clone()) and issues it.
+ */
+enum blk_mpath_map_result blk_mpath_map_rq(struct blk_mpath *m,
+					   struct request *rq,
+					   struct request **clone,
+					   struct blk_mpath_rq_ctx *ctx)
+{
+	size_t nr_bytes = blk_rq_bytes(rq);
+	enum blk_mpath_map_result ret;
+	struct blk_mpath_path *path;
+	struct request_queue *q;
+	struct request *c;
+
+	ctx->path = NULL;
+	ctx->nr_bytes = nr_bytes;
+	ctx->start_ns = 0;
+
+	path = blk_mpath_choose_path(m, nr_bytes);
+	if (!path) {
+		if (must_push_back_rq(m)) {
+			ret = BLK_MPATH_MAP_DELAY_REQUEUE;
+		} else {
+			pr_debug_ratelimited("%s: returning EIO; QIFNP = %d; SQIFNP = %d; DNFS = %d\n",
+					     m->name,
+					     test_bit(BLK_MPATHF_QUEUE_IF_NO_PATH, &m->flags),
+					     test_bit(BLK_MPATHF_SAVED_QUEUE_IF_NO_PATH, &m->flags),
+					     __must_push_back(m));
+			ret = BLK_MPATH_MAP_KILL;
+		}
+		goto out;
+	} else if (mpath_double_check_test_bit(BLK_MPATHF_QUEUE_IO, m) ||
+		   mpath_double_check_test_bit(BLK_MPATHF_PG_INIT_REQUIRED, m)) {
+		pg_init_all_paths(m);
+		ret = BLK_MPATH_MAP_DELAY_REQUEUE;
+		goto out;
+	}
+
+	if (WARN_ON_ONCE(!path->bdev)) {
+		ret = BLK_MPATH_MAP_KILL;
+		goto out;
+	}
+
+	q = bdev_get_queue(path->bdev);
+	c = blk_mq_alloc_request(q, rq->cmd_flags | REQ_NOMERGE,
+				 BLK_MQ_REQ_NOWAIT);
+	if (IS_ERR(c)) {
+		/* EBUSY, ENODEV or EWOULDBLOCK: requeue */
+		if (blk_queue_dying(q)) {
+			atomic_inc(&m->pg_init_in_progress);
+			activate_or_offline_path(path);
+			ret = BLK_MPATH_MAP_DELAY_REQUEUE;
+			goto out;
+		}
+		/*
+		 * blk-mq's SCHED_RESTART covers this requeue; the owner gets
+		 * the queue busy feedback (BLK_STS_RESOURCE) this way.
+		 */
+		ret = BLK_MPATH_MAP_REQUEUE;
+		goto out;
+	}
+	c->bio = NULL;
+	c->biotail = NULL;
+	c->cmd_flags |= REQ_FAILFAST_TRANSPORT;
+	*clone = c;
+
+	ctx->path = path;
+	ctx->start_ns = ktime_get_ns();
+	path_start_io(path, nr_bytes);
+	ret = BLK_MPATH_MAP_REMAPPED;
+out:
+	trace_blk_mpath_map(m, rq, path, ret);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(blk_mpath_map_rq);
+
+/**
+ * blk_mpath_release_clone - free a clone from blk_mpath_map_rq()
+ * @clone: the clone
+ * @ctx: non-NULL only to undo a never-issued clone from the map path
+ */
+void blk_mpath_release_clone(struct request *clone,
+			     struct blk_mpath_rq_ctx *ctx)
+{
+	if (unlikely(ctx) && ctx->path)
+		path_end_io(ctx->path, ctx->nr_bytes, clone->io_start_time_ns);
+
+	blk_mq_free_request(clone);
+}
+EXPORT_SYMBOL_GPL(blk_mpath_release_clone);
+
+static void account_completion(struct blk_mpath_path *path,
+			       struct blk_mpath_rq_ctx *ctx,
+			       enum blk_mpath_err_class cls, u64 lat)
+{
+	struct blk_mpath_path_stats *st = &path->stats;
+
+	atomic64_inc(&st->ios);
+	atomic64_add(lat, &st->latency_ns);
+	switch (cls) {
+	case BLK_MPATH_ERR_NONE:
+		atomic64_add(ctx->nr_bytes, &st->bytes);
+		break;
+	case BLK_MPATH_ERR_PATH:
+		atomic64_inc(&st->errors_path);
+		break;
+	case BLK_MPATH_ERR_TARGET:
+		atomic64_inc(&st->errors_target);
+		break;
+	case BLK_MPATH_ERR_RETRY_SAME:
+		atomic64_inc(&st->errors_retry);
+		break;
+	case BLK_MPATH_ERR_RESERVATION:
+		atomic64_inc(&st->errors_reservation);
+		break;
+	case BLK_MPATH_ERR_RESOURCE:
+		atomic64_inc(&st->errors_resource);
+		break;
+	default:
+		atomic64_inc(&st->errors_other);
+		break;
+	}
+}
+
+/**
+ * blk_mpath_end_detail - verdict on a completed clone from its error detail
+ * @m: the multipath
+ * @ctx: per-request state filled by blk_mpath_map_rq()
+ * @d: the clone's error detail
+ * @io_start_ns: for the selector's end_io (stock: clone->io_start_time_ns)
+ * @status: set to the status to complete the original with on DONE
+ *
+ * Stock multipath_end_io(), driven by blk_mpath_classify() instead of
+ * blk_path_error().
+ */
+enum blk_mpath_end_result blk_mpath_end_detail(struct blk_mpath *m,
+					       struct blk_mpath_rq_ctx *ctx,
+					       const struct blk_error_detail *d,
+					       u64 io_start_ns,
+					       blk_status_t *status)
+{
+	struct blk_mpath_path *path = ctx->path;
+	enum blk_mpath_end_result r = BLK_MPATH_END_DONE;
+	enum blk_mpath_err_class cls = blk_mpath_classify(d);
+	u64 lat = 0;
+	int n;
+
+	*status = d->status;
+
+	switch (cls) {
+	case BLK_MPATH_ERR_NONE:
+		if (path && atomic_read(&path->retry_same))
+			atomic_set(&path->retry_same, 0);
+		break;
+	case BLK_MPATH_ERR_RETRY_SAME:
+		if (!path) {
+			r = BLK_MPATH_END_DELAY_RETRY;
+			break;
+		}
+		n = atomic_inc_return(&path->retry_same);
+		if (n > BLK_MPATH_RETRY_SAME_MAX) {
+			/* The condition does not clear: treat as a path error */
+			atomic_set(&path->retry_same, 0);
+			goto path_error;
+		}
+		r = n == 1 ? BLK_MPATH_END_RETRY : BLK_MPATH_END_DELAY_RETRY;
+		break;
+	case BLK_MPATH_ERR_RESOURCE:
+		r = BLK_MPATH_END_DELAY_RETRY;
+		break;
+	case BLK_MPATH_ERR_PATH:
+path_error:
+		/*
+		 * We don't queue the clone; the owner requeues the original
+		 * request, which is mapped again (stock).
+		 */
+		r = BLK_MPATH_END_RETRY;
+		if (path)
+			fail_path(path);
+
+		if (!atomic_read(&m->nr_valid_paths) && !must_push_back_rq(m)) {
+			if (d->status == BLK_STS_IOERR)
+				pr_debug_ratelimited("%s: returning EIO; no valid path\n",
+						     m->name);
+			/* complete with the original error */
+			r = BLK_MPATH_END_DONE;
+		}
+		break;
+	case BLK_MPATH_ERR_TARGET:
+	case BLK_MPATH_ERR_RESERVATION:
+	default:
+		break;
+	}
+
+	if (path) {
+		if (ctx->start_ns)
+			lat = ktime_get_ns() - ctx->start_ns;
+		account_completion(path, ctx, cls, lat);
+		path_end_io(path, ctx->nr_bytes, io_start_ns);
+	}
+	trace_blk_mpath_complete(m, path, d, cls, r, lat);
+
+	return r;
+}
+EXPORT_SYMBOL_GPL(blk_mpath_end_detail);
+
+/**
+ * blk_mpath_end_rq - verdict on a completed clone
+ * @m: the multipath
+ * @clone: the completed clone, not yet freed
+ * @error: the status it completed with
+ * @ctx: per-request state filled by blk_mpath_map_rq()
+ * @status: set to the status to complete the original with on DONE
+ */
+enum blk_mpath_end_result blk_mpath_end_rq(struct blk_mpath *m,
+					   struct request *clone,
+					   blk_status_t error,
+					   struct blk_mpath_rq_ctx *ctx,
+					   blk_status_t *status)
+{
+	struct blk_error_detail d;
+
+	blk_rq_error_detail(clone, error, &d);
+	return blk_mpath_end_detail(m, ctx, &d, clone->io_start_time_ns,
+				    status);
+}
+EXPORT_SYMBOL_GPL(blk_mpath_end_rq);
+
+/* ---- queries ------------------------------------------------------------------- */
+
+/**
+ * blk_mpath_prepare_ioctl - pick a path for an ioctl
+ * @m: the multipath
+ * @bdev: set to the path's block device on success
+ *
+ * Stock multipath_prepare_ioctl() without the size check (the owner's).
+ */
+int blk_mpath_prepare_ioctl(struct blk_mpath *m, struct block_device **bdev)
+{
+	struct blk_mpath_path *path;
+	unsigned long flags;
+	int r;
+
+	path = blk_mpath_choose_path(m, 0);
+
+	if (path) {
+		if (!mpath_double_check_test_bit(BLK_MPATHF_QUEUE_IO, m)) {
+			*bdev = path->bdev;
+			r = 0;
+		} else {
+			/* pg_init has not started or completed */
+			r = -ENOTCONN;
+		}
+	} else {
+		/* No path is available */
+		r = -EIO;
+		spin_lock_irqsave(&m->lock, flags);
+		if (test_bit(BLK_MPATHF_QUEUE_IF_NO_PATH, &m->flags))
+			r = -ENOTCONN;
+		spin_unlock_irqrestore(&m->lock, flags);
+	}
+
+	if (r == -ENOTCONN) {
+		if (!READ_ONCE(m->current_pg)) {
+			/* Path status changed, redo selection */
+			(void)choose_pgpath(m, 0);
+		}
+		spin_lock_irqsave(&m->lock, flags);
+		if (test_bit(BLK_MPATHF_PG_INIT_REQUIRED, &m->flags))
+			(void)__pg_init_all_paths(m);
+		spin_unlock_irqrestore(&m->lock, flags);
+		mpath_kick(m);
+	}
+
+	return r;
+}
+EXPORT_SYMBOL_GPL(blk_mpath_prepare_ioctl);
+
+static bool path_busy(struct blk_mpath_path *path)
+{
+	if (!path->bdev)
+		return false;
+	return blk_lld_busy(bdev_get_queue(path->bdev));
+}
+
+/**
+ * blk_mpath_busy - should the owner hold requests back?
+ * @m: the multipath
+ *
+ * Stock multipath_busy() for request-based: busy only when requests
+ * could be mapped but every active path of the group to be used is busy,
+ * or while pg_init runs.
+ */
+bool blk_mpath_busy(struct blk_mpath *m)
+{
+	struct blk_mpath_pg *pg, *next_pg;
+	bool busy = false, has_active = false;
+	struct blk_mpath_path *path;
+
+	/* pg_init in progress */
+	if (atomic_read(&m->pg_init_in_progress))
+		return true;
+
+	/* no paths available: rely on I/O mapping to delay requeue */
+	if (!atomic_read(&m->nr_valid_paths) &&
+	    test_bit(BLK_MPATHF_QUEUE_IF_NO_PATH, &m->flags))
+		return false;
+
+	/* Guess which priority_group will be used at next mapping time */
+	pg = READ_ONCE(m->current_pg);
+	next_pg = READ_ONCE(m->next_pg);
+	if (unlikely(!mpath_current_path(m) && next_pg))
+		pg = next_pg;
+
+	if (!pg)
+		return busy;
+
+	/*
+	 * If there is one non-busy active path at least, the path selector
+	 * will be able to select it. So we consider such a pg as not busy.
+	 */
+	busy = true;
+	list_for_each_entry(path, &pg->paths, list) {
+		if (path->is_active) {
+			has_active = true;
+			if (!path_busy(path)) {
+				busy = false;
+				break;
+			}
+		}
+	}
+
+	/* No active path in this pg: mapping will change current_pg. */
+	if (!has_active)
+		busy = false;
+
+	return busy;
+}
+EXPORT_SYMBOL_GPL(blk_mpath_busy);
+
+/**
+ * blk_mpath_pg_state - a group's state letter in the status
+ * @m: the multipath
+ * @pg: the group
+ *
+ * 'D' bypassed, 'A' current, 'E' enabled.  Call with blk_mpath_lock() held.
+ */
+char blk_mpath_pg_state(struct blk_mpath *m, struct blk_mpath_pg *pg)
+{
+	if (pg->bypassed)
+		return 'D';	/* Disabled */
+	if (pg == m->current_pg)
+		return 'A';	/* Currently Active */
+	return 'E';		/* Enabled */
+}
+EXPORT_SYMBOL_GPL(blk_mpath_pg_state);
+
+/**
+ * blk_mpath_status_pg_num - the group number printed in the status
+ * @m: the multipath
+ *
+ * Call with blk_mpath_lock() held.
+ */
+unsigned int blk_mpath_status_pg_num(struct blk_mpath *m)
+{
+	if (m->next_pg)
+		return m->next_pg->pg_num;
+	if (m->current_pg)
+		return m->current_pg->pg_num;
+	return m->nr_pgs ? 1 : 0;
+}
+EXPORT_SYMBOL_GPL(blk_mpath_status_pg_num);
+
+/* ---- error classification ------------------------------------------------------- */
+
+/*
+ * SCSI host byte -> class.  Anything not listed here, and DID_OK, falls
+ * through to the status byte and sense data.
+ *
+ *  DID_NO_CONNECT          PATH    no connection to the target on this path
+ *  DID_BUS_BUSY            PATH    bus stayed busy through SCSI's retries
+ *  DID_TIME_OUT            PATH    command timed out: nothing known of it
+ *  DID_BAD_TARGET          PATH    target not reachable through this port
+ *  DID_ABORT               PATH    aborted (usually after a timeout)
+ *  DID_PARITY              PATH    transport parity error
+ *  DID_ERROR               PATH    LLD/transport internal error
+ *  DID_RESET               PATH    reset by somebody, SCSI retries exhausted
+ *  DID_BAD_INTR            PATH    LLD confusion
+ *  DID_SOFT_ERROR          RETRY_SAME  LLD asks for a retry
+ *  DID_IMM_RETRY           RETRY_SAME  retry without counting it
+ *  DID_REQUEUE             RETRY_SAME  requeue
+ *  DID_TRANSPORT_DISRUPTED PATH    link down, the port is blocked
+ *  DID_TRANSPORT_FAILFAST  PATH    transport class failed the I/O fast
+ *  DID_TRANSPORT_MARGINAL  PATH    the link is marginal
+ *
+ * (DID_TARGET_FAILURE, DID_NEXUS_FAILURE, DID_ALLOC_FAILURE and
+ * DID_MEDIUM_ERROR no longer reach completion: SCSI turns them into
+ * BLK_STS_TARGET, BLK_STS_NEXUS, BLK_STS_NOSPC and BLK_STS_MEDIUM, which
+ * are classified from the status.)
+ */
+static int classify_host_byte(u8 host)
+{
+	switch (host) {
+	case DID_OK:
+	case DID_PASSTHROUGH:
+		return -1;
+	case DID_SOFT_ERROR:
+	case DID_IMM_RETRY:
+	case DID_REQUEUE:
+		return BLK_MPATH_ERR_RETRY_SAME;
+	case DID_NO_CONNECT:
+	case DID_BUS_BUSY:
+	case DID_TIME_OUT:
+	case DID_BAD_TARGET:
+	case DID_ABORT:
+	case DID_PARITY:
+	case DID_ERROR:
+	case DID_RESET:
+	case DID_BAD_INTR:
+	case DID_TRANSPORT_DISRUPTED:
+	case DID_TRANSPORT_FAILFAST:
+	case DID_TRANSPORT_MARGINAL:
+		return BLK_MPATH_ERR_PATH;
+	default:
+		return -1;
+	}
+}
+
+/*
+ * SAM status byte -> class (host byte DID_OK).
+ *
+ *  RESERVATION CONFLICT  RESERVATION  returned, never retried elsewhere
+ *  BUSY, TASK SET FULL   RESOURCE     the target is busy, not the path
+ *  ACA ACTIVE            RETRY_SAME
+ *  TASK ABORTED          RETRY_SAME   another initiator aborted it
+ *  CHECK CONDITION       see the sense table
+ */
+static int classify_status_byte(u8 status)
+{
+	switch (status) {
+	case SAM_STAT_RESERVATION_CONFLICT:
+		return BLK_MPATH_ERR_RESERVATION;
+	case SAM_STAT_BUSY:
+	case SAM_STAT_TASK_SET_FULL:
+		return BLK_MPATH_ERR_RESOURCE;
+	case SAM_STAT_ACA_ACTIVE:
+	case SAM_STAT_TASK_ABORTED:
+		return BLK_MPATH_ERR_RETRY_SAME;
+	default:
+		return -1;
+	}
+}
+
+/*
+ * Sense key (/ASC/ASCQ) -> class.
+ *
+ *  NO SENSE                      RETRY_SAME
+ *  NOT READY 04/01 becoming rdy  RETRY_SAME
+ *  NOT READY 04/0a ALUA transit. RETRY_SAME
+ *  NOT READY 04/0b ALUA standby  PATH     this port group cannot serve I/O
+ *  NOT READY 04/0c ALUA unavail. PATH
+ *  NOT READY 3a/xx no medium     TARGET
+ *  NOT READY other               PATH     LU not ready through this port
+ *  MEDIUM ERROR                  TARGET
+ *  HARDWARE ERROR                PATH     as stock: on dual-controller
+ *                                         arrays the failing hardware is
+ *                                         often the controller of this path
+ *  ILLEGAL REQUEST 25/00         PATH     LU not supported on this port
+ *  ILLEGAL REQUEST other         TARGET   invalid opcode/field, LBA range
+ *  UNIT ATTENTION                RETRY_SAME (power on, reset, ALUA state
+ *                                         changed, capacity changed, ...)
+ *  DATA PROTECT                  TARGET
+ *  BLANK CHECK                   TARGET
+ *  COPY ABORTED                  TARGET
+ *  ABORTED COMMAND 10/xx         TARGET   protection information error
+ *  ABORTED COMMAND other         RETRY_SAME
+ *  VOLUME OVERFLOW               TARGET
+ *  MISCOMPARE                    TARGET
+ *  other (vendor specific, ...)  fall back on the status
+ */
+static int classify_sense(u8 key, u8 asc, u8 ascq)
+{
+	switch (key) {
+	case NO_SENSE:
+		return BLK_MPATH_ERR_RETRY_SAME;
+	case NOT_READY:
+		if (asc == 0x04) {
+			switch (ascq) {
+			case 0x01:
+			case 0x0a:
+				return BLK_MPATH_ERR_RETRY_SAME;
+			default:
+				return BLK_MPATH_ERR_PATH;
+			}
+		}
+		if (asc == 0x3a)
+			return BLK_MPATH_ERR_TARGET;
+		return BLK_MPATH_ERR_PATH;
+	case MEDIUM_ERROR:
+		return BLK_MPATH_ERR_TARGET;
+	case HARDWARE_ERROR:
+		return BLK_MPATH_ERR_PATH;
+	case ILLEGAL_REQUEST:
+		if (asc == 0x25)
+			return BLK_MPATH_ERR_PATH;
+		return BLK_MPATH_ERR_TARGET;
+	case UNIT_ATTENTION:
+		return BLK_MPATH_ERR_RETRY_SAME;
+	case DATA_PROTECT:
+	case BLANK_CHECK:
+	case COPY_ABORTED:
+	case VOLUME_OVERFLOW:
+	case MISCOMPARE:
+		return BLK_MPATH_ERR_TARGET;
+	case ABORTED_COMMAND:
+		if (asc == 0x10)
+			return BLK_MPATH_ERR_TARGET;
+		return BLK_MPATH_ERR_RETRY_SAME;
+	default:
+		return -1;
+	}
+}
+
+/**
+ * blk_mpath_classify - classify the error of a completed clone
+ * @d: its error detail
+ *
+ * In order: success; out-of-resource statuses; statuses that SCSI (or any
+ * driver) already marks as target/nexus errors (BLK_STS_TARGET, _NEXUS,
+ * _MEDIUM, _PROTECTION, _NOSPC, _NOTSUPP: never retried on another path,
+ * as blk_path_error() says); then for SCSI the host byte, status byte and
+ * sense tables above; and finally blk_path_error() of the status.
+ */
+enum blk_mpath_err_class blk_mpath_classify(const struct blk_error_detail *d)
+{
+	int c;
+
+	switch (d->status) {
+	case BLK_STS_OK:
+		return BLK_MPATH_ERR_NONE;
+	case BLK_STS_RESOURCE:
+	case BLK_STS_DEV_RESOURCE:
+		return BLK_MPATH_ERR_RESOURCE;
+	case BLK_STS_NEXUS:
+		return BLK_MPATH_ERR_RESERVATION;
+	case BLK_STS_TARGET:
+	case BLK_STS_MEDIUM:
+	case BLK_STS_PROTECTION:
+	case BLK_STS_NOSPC:
+	case BLK_STS_NOTSUPP:
+		return BLK_MPATH_ERR_TARGET;
+	default:
+		break;
+	}
+
+	if (d->source == BLK_ERR_SRC_SCSI) {
+		c = classify_host_byte(d->host_byte);
+		if (c >= 0)
+			return c;
+		c = classify_status_byte(d->status_byte);
+		if (c >= 0)
+			return c;
+		if (d->status_byte == SAM_STAT_CHECK_CONDITION &&
+		    (d->flags & BLK_ERR_SENSE_VALID)) {
+			c = classify_sense(d->sense_key, d->asc, d->ascq);
+			if (c >= 0)
+				return c;
+		}
+	}
+
+	return blk_path_error(d->status) ? BLK_MPATH_ERR_PATH :
+					   BLK_MPATH_ERR_TARGET;
+}
+EXPORT_SYMBOL_GPL(blk_mpath_classify);
+
+/**
+ * blk_mpath_err_class_name - a class's name, for logs and tests
+ * @c: the class
+ */
+const char *blk_mpath_err_class_name(enum blk_mpath_err_class c)
+{
+	switch (c) {
+	case BLK_MPATH_ERR_NONE:
+		return "none";
+	case BLK_MPATH_ERR_PATH:
+		return "path";
+	case BLK_MPATH_ERR_TARGET:
+		return "target";
+	case BLK_MPATH_ERR_RETRY_SAME:
+		return "retry_same";
+	case BLK_MPATH_ERR_RESERVATION:
+		return "reservation";
+	case BLK_MPATH_ERR_RESOURCE:
+		return "resource";
+	}
+	return "unknown";
+}
+EXPORT_SYMBOL_GPL(blk_mpath_err_class_name);
+
+/* ---- module ----------------------------------------------------------------------- */
+
+static int __init blk_mpath_init(void)
+{
+	int r;
+
+	kmpath_handlerd = alloc_ordered_workqueue("kblk_mpath_handlerd",
+						  WQ_MEM_RECLAIM | WQ_HIGHPRI);
+	if (!kmpath_handlerd)
+		return -ENOMEM;
+
+	r = blk_mpath_ps_init();
+	if (r) {
+		destroy_workqueue(kmpath_handlerd);
+		return r;
+	}
+
+	blk_mpath_debugfs_root = debugfs_create_dir("blk_mpath", NULL);
+	return 0;
+}
+
+static void __exit blk_mpath_exit(void)
+{
+	debugfs_remove_recursive(blk_mpath_debugfs_root);
+	blk_mpath_ps_exit();
+	destroy_workqueue(kmpath_handlerd);
+}
+
+module_init(blk_mpath_init);
+module_exit(blk_mpath_exit);
+
 MODULE_DESCRIPTION("Request-based multipath engine");
+MODULE_LICENSE("GPL");

@@ -98,7 +98,7 @@ struct rr_path_info {
 struct rr_selector {
 	struct list_head valid_paths;
 	struct list_head invalid_paths;
-	spinlock_t lock;
+	spinlock_t lock;		/* protects the path lists */
 };
 
 static int rr_create(struct blk_mpath_selector *ps, unsigned int argc,
@@ -258,7 +258,7 @@ struct ql_path_info {
 struct list_selector {
 	struct list_head valid_paths;
 	struct list_head failed_paths;
-	spinlock_t lock;
+	spinlock_t lock;		/* protects the path lists */
 };
 
 static struct list_selector *list_selector_alloc(void)
@@ -723,7 +723,7 @@ static struct blk_mpath_selector_type st_ps = {
 #define HST_MIN_IO 1
 #define HST_FIXED_SHIFT 10  /* 10 bits of decimal precision */
 #define HST_FIXED_MAX (ULLONG_MAX >> HST_FIXED_SHIFT)
-#define HST_FIXED_1 (1 << HST_FIXED_SHIFT)
+#define HST_FIXED_1 BIT(HST_FIXED_SHIFT)
 #define HST_FIXED_95 972
 #define HST_MAX_INFLIGHT HST_FIXED_1
 #define HST_BUCKET_SHIFT 24 /* Buckets are ~ 16ms */
@@ -733,7 +733,7 @@ struct hst_selector {
 	struct list_head valid_paths;
 	struct list_head failed_paths;
 	int valid_count;
-	spinlock_t lock;
+	spinlock_t lock;		/* protects the lists and valid_count */
 
 	unsigned int weights[HST_WEIGHT_COUNT];
 	unsigned int threshold_multiplier;
@@ -744,7 +744,7 @@ struct hst_path_info {
 	struct blk_mpath_path *path;
 	unsigned int repeat_count;
 
-	spinlock_t lock;
+	spinlock_t lock;		/* protects the fields below */
 
 	u64 historical_service_time; /* Fixed point */
 

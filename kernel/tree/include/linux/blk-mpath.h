@@ -183,7 +183,7 @@ enum {
 };
 
 struct blk_mpath {
-	spinlock_t lock;
+	spinlock_t lock;		/* state changes, see above */
 	unsigned long flags;
 	const struct blk_mpath_ops *ops;
 	void *owner;
@@ -209,7 +209,7 @@ struct blk_mpath {
 
 	wait_queue_head_t pg_init_wait;
 	struct work_struct trigger_event;
-	struct mutex work_mutex;
+	struct mutex work_mutex;	/* owner's: messages vs suspend */
 	void *engine_private;
 };
 
