@@ -112,6 +112,24 @@ static void teardown(struct tmp *t)
 	blk_mpath_destroy(t->m);
 }
 
+/* Splits a space-separated string into a test-managed argv. */
+static char **targs(struct kunit *test, const char *str, unsigned int *argc)
+{
+	char **argv = kunit_kcalloc(test, 8, sizeof(char *), GFP_KERNEL);
+	char *s = kunit_kzalloc(test, strlen(str) + 1, GFP_KERNEL);
+	char *tok;
+
+	KUNIT_ASSERT_NOT_NULL(test, argv);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	strscpy(s, str, strlen(str) + 1);
+	*argc = 0;
+	while ((tok = strsep(&s, " ")) && *argc < 8) {
+		if (*tok)
+			argv[(*argc)++] = tok;
+	}
+	return argv;
+}
+
 /* Emits a selector's status into buf. */
 static const char *ps_status(struct blk_mpath_pg *pg, struct blk_mpath_path *p,
 			     enum blk_mpath_status_type type, char *buf,
@@ -186,9 +204,11 @@ static void ps_rr_order(struct kunit *test)
 }
 
 /* Adds one path with args to a fresh group of selector sel. */
-static int add_one(struct kunit *test, const char *sel, unsigned int pargc,
-		   char **pargv, char **err, char *table, char *info)
+static int add_one(struct kunit *test, const char *sel, const char *pargs,
+		   char **err, char *table, char *info)
 {
+	unsigned int pargc;
+	char **pargv = targs(test, pargs, &pargc);
 	struct blk_mpath_config cfg;
 	struct blk_mpath_path *p;
 	struct blk_mpath_pg *pg;
@@ -216,96 +236,90 @@ static int add_one(struct kunit *test, const char *sel, unsigned int pargc,
 
 static void ps_args(struct kunit *test)
 {
-	static char s0[] = "0", s1[] = "1", s2[] = "2", sx[] = "x",
-		    s50[] = "50", s100[] = "100", s101[] = "101", s1y[] = "1y";
-	char *a1[] = { s1 }, *a2[] = { s2 }, *ax[] = { sx }, *a11[] = { s1, s1 };
-	char *a150[] = { s1, s50 }, *a1101[] = { s1, s101 };
-	char *a1100[] = { s0, s100 }, *a111[] = { s1, s1, s1 };
-	char *a1y[] = { s1y };
 	char table[64], info[64];
 	char *err = NULL;
 
 	/* round-robin */
-	KUNIT_EXPECT_EQ(test, add_one(test, "round-robin", 0, NULL, &err,
+	KUNIT_EXPECT_EQ(test, add_one(test, "round-robin", "", &err,
 				      table, info), 0);
 	KUNIT_EXPECT_STREQ(test, table, "1 ");
-	KUNIT_EXPECT_EQ(test, add_one(test, "round-robin", 1, a2, &err,
+	KUNIT_EXPECT_EQ(test, add_one(test, "round-robin", "2", &err,
 				      table, NULL), 0);
 	KUNIT_EXPECT_STREQ(test, table, "1 ");	/* forced to 1 as stock */
-	KUNIT_EXPECT_EQ(test, add_one(test, "round-robin", 1, ax, &err,
+	KUNIT_EXPECT_EQ(test, add_one(test, "round-robin", "x", &err,
 				      NULL, NULL), -EINVAL);
 	KUNIT_EXPECT_STREQ(test, err, "round-robin ps: invalid repeat count");
-	KUNIT_EXPECT_EQ(test, add_one(test, "round-robin", 1, a1y, &err,
+	KUNIT_EXPECT_EQ(test, add_one(test, "round-robin", "1y", &err,
 				      NULL, NULL), -EINVAL);
-	KUNIT_EXPECT_EQ(test, add_one(test, "round-robin", 2, a11, &err,
+	KUNIT_EXPECT_EQ(test, add_one(test, "round-robin", "1 1", &err,
 				      NULL, NULL), -EINVAL);
 	KUNIT_EXPECT_STREQ(test, err,
 			   "round-robin ps: incorrect number of arguments");
 
 	/* queue-length */
-	KUNIT_EXPECT_EQ(test, add_one(test, "queue-length", 1, a1, &err,
+	KUNIT_EXPECT_EQ(test, add_one(test, "queue-length", "1", &err,
 				      table, info), 0);
 	KUNIT_EXPECT_STREQ(test, table, "1 ");
 	KUNIT_EXPECT_STREQ(test, info, "0 ");
-	KUNIT_EXPECT_EQ(test, add_one(test, "queue-length", 1, ax, &err,
+	KUNIT_EXPECT_EQ(test, add_one(test, "queue-length", "x", &err,
 				      NULL, NULL), -EINVAL);
 	KUNIT_EXPECT_STREQ(test, err, "queue-length ps: invalid repeat count");
-	KUNIT_EXPECT_EQ(test, add_one(test, "queue-length", 2, a11, &err,
+	KUNIT_EXPECT_EQ(test, add_one(test, "queue-length", "1 1", &err,
 				      NULL, NULL), -EINVAL);
 	KUNIT_EXPECT_STREQ(test, err,
 			   "queue-length ps: incorrect number of arguments");
 
 	/* service-time */
-	KUNIT_EXPECT_EQ(test, add_one(test, "service-time", 0, NULL, &err,
+	KUNIT_EXPECT_EQ(test, add_one(test, "service-time", "", &err,
 				      table, info), 0);
 	KUNIT_EXPECT_STREQ(test, table, "1 1 ");
 	KUNIT_EXPECT_STREQ(test, info, "0 1 ");
-	KUNIT_EXPECT_EQ(test, add_one(test, "service-time", 2, a150, &err,
+	KUNIT_EXPECT_EQ(test, add_one(test, "service-time", "1 50", &err,
 				      table, info), 0);
 	KUNIT_EXPECT_STREQ(test, table, "1 50 ");
 	KUNIT_EXPECT_STREQ(test, info, "0 50 ");
-	KUNIT_EXPECT_EQ(test, add_one(test, "service-time", 2, a1100, &err,
+	KUNIT_EXPECT_EQ(test, add_one(test, "service-time", "0 100", &err,
 				      table, NULL), 0);
 	KUNIT_EXPECT_STREQ(test, table, "0 100 ");
-	KUNIT_EXPECT_EQ(test, add_one(test, "service-time", 2, a1101, &err,
+	KUNIT_EXPECT_EQ(test, add_one(test, "service-time", "1 101", &err,
 				      NULL, NULL), -EINVAL);
 	KUNIT_EXPECT_STREQ(test, err,
 			   "service-time ps: invalid relative_throughput value");
-	KUNIT_EXPECT_EQ(test, add_one(test, "service-time", 1, ax, &err,
+	KUNIT_EXPECT_EQ(test, add_one(test, "service-time", "x", &err,
 				      NULL, NULL), -EINVAL);
 	KUNIT_EXPECT_STREQ(test, err, "service-time ps: invalid repeat count");
-	KUNIT_EXPECT_EQ(test, add_one(test, "service-time", 3, a111, &err,
+	KUNIT_EXPECT_EQ(test, add_one(test, "service-time", "1 1 1", &err,
 				      NULL, NULL), -EINVAL);
 	KUNIT_EXPECT_STREQ(test, err,
 			   "service-time ps: incorrect number of arguments");
 
 	/* historical-service-time: repeat count kept as given */
-	KUNIT_EXPECT_EQ(test, add_one(test, "historical-service-time", 1, a2,
+	KUNIT_EXPECT_EQ(test, add_one(test, "historical-service-time", "2",
 				      &err, table, info), 0);
 	KUNIT_EXPECT_STREQ(test, table, "0 ");
 	KUNIT_EXPECT_STREQ(test, info, "1024 0 0 ");
-	KUNIT_EXPECT_EQ(test, add_one(test, "historical-service-time", 1, ax,
+	KUNIT_EXPECT_EQ(test, add_one(test, "historical-service-time", "x",
 				      &err, NULL, NULL), -EINVAL);
 	KUNIT_EXPECT_STREQ(test, err,
 			   "historical-service-time ps: invalid repeat count");
-	KUNIT_EXPECT_EQ(test, add_one(test, "historical-service-time", 2, a11,
+	KUNIT_EXPECT_EQ(test, add_one(test, "historical-service-time", "1 1",
 				      &err, NULL, NULL), -EINVAL);
 	KUNIT_EXPECT_STREQ(test, err,
 			   "historical-service-time ps: incorrect number of arguments");
 
 	/* io-affinity */
-	KUNIT_EXPECT_EQ(test, add_one(test, "io-affinity", 1, a1, &err,
+	KUNIT_EXPECT_EQ(test, add_one(test, "io-affinity", "1", &err,
 				      table, info), 0);
 	KUNIT_EXPECT_STREQ(test, table, "1 ");
 	KUNIT_EXPECT_STREQ(test, info, "0 ");
-	KUNIT_EXPECT_EQ(test, add_one(test, "io-affinity", 0, NULL, &err,
+	KUNIT_EXPECT_EQ(test, add_one(test, "io-affinity", "", &err,
 				      NULL, NULL), -EINVAL);
 	KUNIT_EXPECT_STREQ(test, err,
 			   "io-affinity ps: invalid number of arguments");
-	KUNIT_EXPECT_EQ(test, add_one(test, "io-affinity", 1, ax, &err,
+	KUNIT_EXPECT_EQ(test, add_one(test, "io-affinity", "x", &err,
 				      NULL, NULL), -EINVAL);
 	KUNIT_EXPECT_STREQ(test, err, "io-affinity ps: invalid cpumask");
-	KUNIT_EXPECT_EQ(test, add_one(test, "io-affinity", 1, (char *[]){ s0 },
+	KUNIT_EXPECT_EQ(test, add_one(test, "io-affinity", "0",
 				      &err, NULL, NULL), -EINVAL);
 	KUNIT_EXPECT_STREQ(test, err,
 			   "io-affinity ps: No new/valid CPU mapping found");
@@ -313,8 +327,8 @@ static void ps_args(struct kunit *test)
 
 static void ps_group_args(struct kunit *test)
 {
-	static char s512[] = "512", s3[] = "3", s1024[] = "1024";
-	char *a[] = { s512, s3 }, *bad[] = { s1024 };
+	unsigned int argc;
+	char **argv;
 	struct blk_mpath_config cfg;
 	struct test_owner o = {};
 	struct blk_mpath_pg *pg;
@@ -330,11 +344,13 @@ static void ps_group_args(struct kunit *test)
 	KUNIT_ASSERT_FALSE(test, IS_ERR(pg));
 	KUNIT_EXPECT_STREQ(test, ps_status(pg, NULL, BLK_MPATH_STATUS_TABLE,
 					   buf, sizeof(buf)), "2 972 0 ");
-	pg = blk_mpath_add_pg(m, "historical-service-time", 2, a, &err);
+	argv = targs(test, "512 3", &argc);
+	pg = blk_mpath_add_pg(m, "historical-service-time", argc, argv, &err);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(pg));
 	KUNIT_EXPECT_STREQ(test, ps_status(pg, NULL, BLK_MPATH_STATUS_INFO,
 					   buf, sizeof(buf)), "2 512 3 ");
-	pg = blk_mpath_add_pg(m, "historical-service-time", 1, bad, &err);
+	argv = targs(test, "1024", &argc);
+	pg = blk_mpath_add_pg(m, "historical-service-time", argc, argv, &err);
 	KUNIT_EXPECT_TRUE(test, IS_ERR(pg));
 	KUNIT_EXPECT_STREQ(test, err, "path selector constructor failed");
 	KUNIT_EXPECT_EQ(test, m->nr_pgs, 2U);
@@ -418,9 +434,9 @@ static void ps_hst_select(struct kunit *test)
 
 static void ps_ioa_select(struct kunit *test)
 {
-	static char s1[] = "1";
-	char *a1[] = { s1 };
 	struct blk_mpath_config cfg;
+	unsigned int argc;
+	char **a1 = targs(test, "1", &argc);
 	struct test_owner o = {};
 	struct blk_mpath_path *p;
 	struct blk_mpath_pg *pg;
@@ -701,7 +717,7 @@ static void sm_pg_init(struct kunit *test)
 
 	default_cfg(&cfg);
 	cfg.hw_handler_name = "alua";
-	cfg.hw_handler_params = "1\0" "1\0";
+	cfg.hw_handler_params = "1\0001";
 	t = build(test, &cfg, "round-robin", 2, 2, true);
 
 	KUNIT_EXPECT_TRUE(test, test_bit(BLK_MPATHF_QUEUE_IO, &t->m->flags));
