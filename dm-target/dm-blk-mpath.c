@@ -923,12 +923,8 @@ static int multipath_prepare_ioctl(struct dm_target *ti,
 	struct bm_target *bt = ti->private;
 	int r;
 
+	/* On -ENOTCONN the engine has already kicked our queue (ops->kick). */
 	r = blk_mpath_prepare_ioctl(bt->m, bdev);
-	if (r == -ENOTCONN) {
-		/* Path or pg_init state may have changed: rerun the queue. */
-		dm_table_run_md_queue_async(ti->table);
-		dm_mq_kick_requeue_list(dm_table_get_md(ti->table));
-	}
 
 	/*
 	 * Only pass ioctls through if the device sizes match exactly.
