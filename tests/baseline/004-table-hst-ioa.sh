@@ -7,8 +7,9 @@ sdebug_setup
 A=$(mm "${SD_PATHS[0]}") B=$(mm "${SD_PATHS[1]}") N=$(sectors "/dev/${SD_PATHS[0]}")
 dm_create mph "0 $N multipath 0 0 1 1 historical-service-time 0 2 1 $A 1 $B 1" || fail "create hst"
 dd if=/dev/mapper/mph of=/dev/null bs=4k count=16 iflag=direct status=none || fail "read hst"
-expect_match "$(dm_table mph)" "^0 0 1 1 historical-service-time [0-9]+ ([^ ]+ )*2 1 $A 1 $B 1 \$" "hst table"
-expect_match "$(dm_status mph)" "^2 0 0 0 1 1 A [0-9]+ ([^ ]+ )*2 [0-9]+ $A A 0 ([^ ]+ )*$B A 0 " "hst status"
+# hst echoes its group arguments (count, base weight, threshold) and a per-path value
+expect_match "$(dm_table mph)" "^0 0 1 1 historical-service-time [0-9]+( [0-9]+)* 2 1 $A [0-9]+ $B [0-9]+ \$" "hst table"
+expect_match "$(dm_status mph)" "^2 0 0 0 1 1 A [0-9]+( [0-9]+)* 2 [0-9]+ $A A 0( [0-9]+)* $B A 0( [0-9]+)* \$" "hst status"
 run dmsetup remove mph || fail "remove hst"
 dm_create mpa "0 $N multipath 0 0 1 1 io-affinity 0 2 1 $A 1 $B 2" || fail "create io-affinity"
 dd if=/dev/mapper/mpa of=/dev/null bs=4k count=16 iflag=direct status=none || fail "read ioa"

@@ -18,7 +18,7 @@ dm_wait_event_change mpm "$ev" || fail "event counter did not move on reinstate_
 expect_eq "$(dm_status mpm)" "2 0 0 0 1 1 A 0 2 0 $A A 0 $B A 1 " "status after reinstate_path"
 run dmsetup message mpm 0 fail_path "$A" || fail "fail_path A"
 run dmsetup message mpm 0 fail_path "$B" || fail "fail_path B"
-expect_eq "$(dm_status mpm)" "2 0 0 0 1 1 A 0 2 0 $A F 1 $B F 2 " "status with all paths failed"
+expect_eq "$(dm_status mpm)" "2 0 0 0 1 1 E 0 2 0 $A F 1 $B F 2 " "status with all paths failed (no current group)"
 run dmsetup message mpm 0 reinstate_path "$A" || fail "reinstate A"
 run dmsetup message mpm 0 reinstate_path "$B" || fail "reinstate B"
 dd if=/dev/mapper/mpm of=/dev/null bs=4k count=16 iflag=direct status=none || fail "read after reinstating all"

@@ -10,7 +10,7 @@ dd if=/dev/mapper/mpw of=/dev/null bs=4k count=16 iflag=direct status=none || fa
 expect_eq "$(dm_status mpw)" "2 0 0 0 2 1 A 0 1 0 $A A 0 E 0 1 0 $B A 0 " "pg 1 active"
 ev=$(dm_events mpw)
 run dmsetup message mpw 0 switch_group 2 || fail "switch_group 2"
-expect_eq "$(dm_status mpw)" "2 0 0 0 2 2 A 0 1 0 $A A 0 E 0 1 0 $B A 0 " "next group 2 announced"
+expect_eq "$(dm_status mpw)" "2 0 0 0 2 2 E 0 1 0 $A A 0 E 0 1 0 $B A 0 " "next group 2 announced, no current group"
 r0=$(awk '{print $1}' /sys/block/${SD_PATHS[1]}/stat)
 dd if=/dev/mapper/mpw of=/dev/null bs=4k count=64 iflag=direct status=none || fail "read after switch"
 r1=$(awk '{print $1}' /sys/block/${SD_PATHS[1]}/stat)

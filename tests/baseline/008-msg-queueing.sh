@@ -7,11 +7,21 @@ sdebug_setup
 A=$(mm "${SD_PATHS[0]}") B=$(mm "${SD_PATHS[1]}") N=$(sectors "/dev/${SD_PATHS[0]}")
 dm_create mpqq "0 $N multipath 0 0 1 1 round-robin 0 2 1 $A 1 $B 1" || fail "create"
 expect_eq "$(dm_table mpqq)" "0 0 1 1 round-robin 0 2 1 $A 1 $B 1 " "no features"
-ev=$(dm_events mpqq)
 run dmsetup message mpqq 0 queue_if_no_path || fail "queue_if_no_path"
-dm_wait_event_change mpqq "$ev" || fail "event counter did not move on queue_if_no_path"
 expect_eq "$(dm_table mpqq)" "1 queue_if_no_path 0 1 1 round-robin 0 2 1 $A 1 $B 1 " "queue_if_no_path on"
-ev=$(dm_events mpqq)
 run dmsetup message mpqq 0 fail_if_no_path || fail "fail_if_no_path"
-dm_wait_event_change mpqq "$ev" || fail "event counter did not move on fail_if_no_path"
 expect_eq "$(dm_table mpqq)" "0 0 1 1 round-robin 0 2 1 $A 1 $B 1 " "queue_if_no_path off"
+# queueing really on: with every path failed, I/O waits instead of failing
+run dmsetup message mpqq 0 queue_if_no_path
+run dmsetup message mpqq 0 fail_path "$A"
+run dmsetup message mpqq 0 fail_path "$B"
+dd if=/dev/mapper/mpqq of=/dev/null bs=4k count=1 iflag=direct status=none &
+pid=$!
+sleep 3
+kill -0 $pid 2>/dev/null || fail "I/O did not wait with queue_if_no_path and no path"
+expect_eq "$(dm_status mpqq | cut -d' ' -f1-3)" "2 0 0" "status features while queueing"
+run dmsetup message mpqq 0 fail_if_no_path
+for i in $(seq 50); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+kill -0 $pid 2>/dev/null && fail "queued read still waiting after fail_if_no_path"
+wait $pid && fail "queued read succeeded with no path"
+say "queued read failed after fail_if_no_path"

@@ -33,5 +33,4 @@ grep -E 'err=|IOPS' /tmp/fio-fo.txt
 [ $rc -eq 0 ] || { cat /tmp/fio-fo.txt; fail "fio exited $rc (I/O or verify error)"; }
 grep -q 'err= 0' /tmp/fio-fo.txt || fail "fio reported errors"
 journalctl -u multipathd --no-pager | grep -cE 'remaining active paths' | sed 's/^/# multipathd path-count messages: /'
-st=$(dm_status "$map")
-[[ $st =~ " A [0-9]+ .* A [0-9]+ " ]] || fail "both paths not active at the end: $st"
+expect_eq "$(dm_path_states "$map")" "AA" "both paths active at the end"

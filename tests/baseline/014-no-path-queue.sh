@@ -15,7 +15,7 @@ fio_pid=$!
 sleep 8
 kill -0 $fio_pid 2>/dev/null || { cat /tmp/fio-nq.txt; fail "fio finished although no path was usable"; }
 st=$(dm_status mpnq); say "status while queueing: $st"
-[[ $st =~ " F [0-9]+ .* F [0-9]+ " ]] || fail "paths not failed while offline: $st"
+expect_eq "$(dm_path_states mpnq)" "FF" "both paths failed while offline"
 run path_state "${P[0]}" running
 run path_state "${P[1]}" running
 run dmsetup message mpnq 0 reinstate_path "$A" || fail "reinstate A"

@@ -154,3 +154,8 @@ test_cleanup() {
 	lsmod | grep -q '^null_blk ' && modprobe -r null_blk
 	true
 }
+
+# dm_path_states MAP: the A/F state of every path in status order, e.g. "AF"
+dm_path_states() {
+	dm_status "$1" | grep -oE '[0-9]+:[0-9]+ [AF] ' | awk '{printf "%s", $2}'
+}
