@@ -28,9 +28,10 @@ BASE=$CACHE/linux-$SRCVER
 PRISTINE=$BASE/pristine
 KSRC=$BASE/src
 mkdir -p "$BASE"
-# one build at a time per machine (several shells may call us)
-exec 9>"$CACHE/kbuild.lock"
-flock 9 || die "cannot lock $CACHE/kbuild.lock"
+# Several shells may call us: the source sync is serialised machine-wide,
+# each variant's build directory has its own lock.
+exec 9>"$CACHE/kbuild-src.lock"
+flock 9 || die "cannot lock $CACHE/kbuild-src.lock"
 
 if [ ! -e "$PRISTINE/.extracted" ]; then
 	log "extracting $TARBALL (once per linux-source version)"
@@ -77,6 +78,10 @@ for f in "${managed[@]}"; do
 	fi
 done
 (cd "$WANT" && find . -type f | sed 's#^\./##' | sort) >"$KSRC/.blkmpath-managed"
+
+flock -u 9
+exec 8>"$CACHE/kbuild-$VARIANT.lock"
+flock 8 || die "cannot lock $CACHE/kbuild-$VARIANT.lock"
 
 # ---- configure --------------------------------------------------------------
 CFGHASH=$(hash_files "${FRAGS[@]}")
