@@ -61,6 +61,8 @@ if [ "$MODE" = test ]; then
 		[ "$npass" -gt 0 ] || { log "FAILURE: no test passed"; verdict=1; }
 		echo "$summary" >"$W/summary"
 	fi
+elif [ "$MODE" = bench ]; then
+	grep -q 'BENCH: DONE' "$W/console.log" || { log "FAILURE: the benchmark did not finish"; verdict=1; }
 elif [ "$MODE" = demo ]; then
 	grep -q 'DEMO: OK' "$W/console.log" || { log "FAILURE: the demo did not finish with DEMO: OK"; verdict=1; }
 fi

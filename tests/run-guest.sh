@@ -29,8 +29,8 @@ mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
 engine_select "$ENGINE"
 echo "blk-mpath guest: kernel $(uname -r), engine=$ENGINE, mode=$MODE, tests=$SEL"
 
-if [ "$MODE" = demo ]; then
-	bash "$TESTS_DIR/demo.sh" 2>&1 | tee "$RES/demo.log"
+if [ "$MODE" = demo ] || [ "$MODE" = bench ]; then
+	bash "$TESTS_DIR/$MODE.sh" 2>&1 | tee "$RES/$MODE.log"
 	dmesg >"$RES/dmesg.txt"
 	finish
 	exit 0

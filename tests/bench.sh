@@ -1,0 +1,69 @@
+#!/bin/bash
+# Benchmark, run inside the guest (make bench): 4k random reads, io_uring,
+# iodepth 32 x 2 jobs on null_blk, in one boot: the raw path, stock
+# dm-multipath queue_mode mq and bio over two null_blk paths, and blk-mpath
+# over the same two paths.  Several rounds; medians and ratios; CPU time and
+# context switches per I/O.  Figures under TCG: compare ratios, not absolutes.
+. /opt/blk-mpath/tests/lib/common.sh
+ROUNDS=${BENCH_ROUNDS:-3} RUNTIME=${BENCH_RUNTIME:-8}
+modprobe null_blk nr_devices=2 queue_mode=2 irqmode=0 gb=4 bs=4096 hw_queue_depth=128 submit_queues=2 ||
+	{ echo "BENCH: FAILED (null_blk)"; exit 1; }
+settle
+A=$(mm nullb0) B=$(mm nullb1) N=$(sectors /dev/nullb0)
+RES=/results/bench; mkdir -p "$RES"
+
+# measure NAME DEV -> prints "iops cpu_us_per_io ctxsw_per_io"
+measure() {
+	local name=$1 dev=$2 s0 s1 c0 c1 out iops ios
+	read -r _ u0 n0 s0 _ <<<"$(head -1 /proc/stat)"
+	c0=$(awk '/^ctxt/ {print $2}' /proc/stat)
+	out=$(fio --name="$name" --filename="$dev" --rw=randread --bs=4k --ioengine=io_uring --iodepth=32 \
+		--numjobs=2 --direct=1 --time_based --runtime="$RUNTIME" --group_reporting --output-format=terse \
+		--terse-version=3 2>/dev/null) || { echo "0 0 0"; return; }
+	read -r _ u1 n1 s1 _ <<<"$(head -1 /proc/stat)"
+	c1=$(awk '/^ctxt/ {print $2}' /proc/stat)
+	iops=$(echo "$out" | awk -F';' '{print $8}')
+	ios=$(echo "$out" | awk -F';' '{print $6}')   # read total KB... fall back to iops*runtime
+	ios=$((iops * RUNTIME))
+	[ "$ios" -gt 0 ] || ios=1
+	awk -v i="$iops" -v cpu=$(( (u1 + n1 + s1 - u0 - n0 - s0) )) -v cs=$((c1 - c0)) -v n="$ios" \
+		-v hz="$(getconf CLK_TCK)" 'BEGIN {printf "%d %.2f %.3f\n", i, cpu * 1e6 / hz / n, cs / n}'
+}
+median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR + 1) / 2] : int((a[NR / 2] + a[NR / 2 + 1]) / 2)}'; }
+
+declare -A R
+run_case() { # name dev
+	local i
+	for i in $(seq "$ROUNDS"); do
+		m=$(measure "$1" "$2"); echo "  $1 round $i: $m" >&2
+		echo "$m" >>"$RES/$1.txt"
+	done
+}
+echo "BENCH: 4k randread io_uring QD32 x2 jobs, ${RUNTIME}s x $ROUNDS rounds per case"
+run_case raw /dev/nullb0
+engine_select stock; ENGINE=stock
+modprobe dm-multipath && modprobe dm-round-robin && modprobe dm-service-time
+dmsetup create bmq --table "0 $N multipath 0 0 1 1 service-time 0 2 2 $A 1 1 $B 1 1" && run_case stock-mq /dev/mapper/bmq
+dmsetup remove bmq
+dmsetup create bbio --table "0 $N multipath 2 queue_mode bio 0 1 1 service-time 0 2 2 $A 1 1 $B 1 1" && run_case stock-bio /dev/mapper/bbio
+dmsetup remove bbio
+modprobe -r dm-round-robin dm-queue-length dm-service-time dm-historical-service-time dm-io-affinity dm-multipath 2>/dev/null
+if modinfo dm-blk-mpath >/dev/null 2>&1; then
+	engine_select new; ENGINE=new
+	modprobe dm-multipath
+	if dmsetup create bnew --table "0 $N multipath 0 0 1 1 service-time 0 2 2 $A 1 1 $B 1 1"; then
+		run_case blk-mpath /dev/mapper/bnew
+		dmsetup remove bnew
+	fi
+fi
+echo
+printf '%-12s %10s %8s %14s %14s\n' case "IOPS(med)" "x raw" "CPU us/IO" "ctxsw/IO"
+raw=$(awk '{print $1}' "$RES/raw.txt" | median)
+for c in raw stock-mq stock-bio blk-mpath; do
+	[ -s "$RES/$c.txt" ] || { printf '%-12s %10s\n' "$c" "n/a"; continue; }
+	i=$(awk '{print $1}' "$RES/$c.txt" | median)
+	cpu=$(awk '{print $2}' "$RES/$c.txt" | sort -n | awk '{a[NR]=$1} END {print a[int((NR + 1) / 2)]}')
+	cs=$(awk '{print $3}' "$RES/$c.txt" | sort -n | awk '{a[NR]=$1} END {print a[int((NR + 1) / 2)]}')
+	printf '%-12s %10d %8.2f %14s %14s\n' "$c" "$i" "$(awk -v a="$i" -v b="$raw" 'BEGIN {print b ? a / b : 0}')" "$cpu" "$cs"
+done | tee "$RES/table.txt"
+echo "BENCH: DONE"
