@@ -16,10 +16,15 @@ fi
 need_pkgs debootstrap debian-archive-keyring
 MIRROR=$(apt_mirror)
 log "debootstrap bookworm (minbase + ${#PKGS[@]} packages) from the host's mirror; ~2-3 min"
-rm -rf "$ROOT.tmp"; mkdir -p "$ROOT.tmp"
 inc=$(IFS=,; echo "${PKGS[*]}")
-run_progress "$CACHE/debootstrap.log" "debootstrap" \
-	debootstrap --variant=minbase --include="$inc" bookworm "$ROOT.tmp" "$MIRROR"
+for try in 1 2 3; do
+	rm -rf "$ROOT.tmp"; mkdir -p "$ROOT.tmp"
+	( run_progress "$CACHE/debootstrap.log" "debootstrap (try $try)" \
+		debootstrap --variant=minbase --include="$inc" bookworm "$ROOT.tmp" "$MIRROR" ) && break
+	[ $try -lt 3 ] || die "debootstrap failed 3 times (see $CACHE/debootstrap.log)"
+	log "debootstrap failed; retrying in 10 s"
+	sleep 10
+done
 # trim what the guest never needs
 rm -rf "$ROOT.tmp"/usr/share/doc/* "$ROOT.tmp"/usr/share/man/* "$ROOT.tmp"/usr/share/locale/* \
 	"$ROOT.tmp"/var/cache/apt/archives/*.deb "$ROOT.tmp"/var/lib/apt/lists/*
