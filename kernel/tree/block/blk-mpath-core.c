@@ -1172,6 +1172,8 @@ void blk_mpath_destroy(struct blk_mpath *m)
 		}
 		kfree(pg);
 	}
+	/* a pg_init that failed a path may have re-armed these */
+	del_timer_sync(&m->nopath_timer);
 	cancel_work_sync(&m->trigger_event);
 
 	kfree(m->hw_handler_name);

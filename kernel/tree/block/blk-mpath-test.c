@@ -409,6 +409,7 @@ static void ps_hst_select(struct kunit *test)
 	struct blk_mpath_path **p = t->p[0];
 	struct blk_mpath_path *c;
 	int i, n0 = 0, n1 = 0;
+	char buf[80];
 
 	/* both idle and fresh: selections alternate, none is starved */
 	for (i = 0; i < 4; i++) {
@@ -422,10 +423,15 @@ static void ps_hst_select(struct kunit *test)
 	KUNIT_EXPECT_GT(test, n0, 0);
 	KUNIT_EXPECT_GT(test, n1, 0);
 
-	/* a loaded path is not chosen while the other one is idle */
+	/* outstanding I/O shows in the status; completion updates it */
 	ps->type->start_io(ps, p[0], 4096);
-	KUNIT_EXPECT_PTR_EQ(test, blk_mpath_choose_path(t->m, 4096), p[1]);
+	KUNIT_EXPECT_STREQ(test, ps_status(t->pg[0], p[0],
+					   BLK_MPATH_STATUS_INFO, buf,
+					   sizeof(buf)), "1024 1 0 ");
 	ps->type->end_io(ps, p[0], 4096, ktime_get_ns());
+	ps_status(t->pg[0], p[0], BLK_MPATH_STATUS_INFO, buf, sizeof(buf));
+	KUNIT_EXPECT_NE(test, strncmp(buf, "1024 0 0 ", 9), 0);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, " 0 "));
 
 	blk_mpath_fail_path(t->m, p[1]);
 	KUNIT_EXPECT_PTR_EQ(test, blk_mpath_choose_path(t->m, 4096), p[0]);
