@@ -8,10 +8,10 @@ ENGINE=${ENGINE:-both}
 KVARIANT=${KVARIANT:-guest}
 t0=$(date +%s)
 log "blk-mpath test: engine=$ENGINE tests=${T:-default} kernel=$KVARIANT cache=$CACHE"
-need_pkgs qemu-system-x86 qemu-utils debootstrap rsync e2fsprogs
+need_pkgs qemu-system-x86 qemu-utils debootstrap rsync e2fsprogs gcc make libdevmapper-dev
 OUT=$("$TOP/kernel/build.sh" "$KVARIANT" | tail -1) || die "kernel build failed"
 [ -d "$OUT" ] || die "kernel build gave no output directory"
-make -s -C "$TOP/userspace" >/dev/null 2>&1 || true
+make -s -C "$TOP/userspace" >"$CACHE/userspace-build.log" 2>&1 || { cat "$CACHE/userspace-build.log"; die "userspace tools failed to build"; }
 log "build stage done after $(($(date +%s) - t0)) s"
 
 case $ENGINE in
