@@ -8,6 +8,7 @@
 #include <kunit/test.h>
 #include <linux/blk-mpath.h>
 #include <linux/blk-mq.h>
+#include <linux/blkdev.h>
 #include <linux/delay.h>
 #include <linux/module.h>
 #include <scsi/scsi_proto.h>
@@ -898,6 +899,194 @@ static struct kunit_suite blk_mpath_end_suite = {
 	.test_cases = blk_mpath_end_cases,
 };
 
+/* ---- map / release / end on real queues of a fake driver -------------------- */
+
+/* What the fake driver reports through ->get_error_detail(). */
+static struct blk_error_detail fake_detail;
+
+static blk_status_t fake_queue_rq(struct blk_mq_hw_ctx *hctx,
+				  const struct blk_mq_queue_data *bd)
+{
+	blk_mq_start_request(bd->rq);
+	blk_mq_end_request(bd->rq, BLK_STS_OK);
+	return BLK_STS_OK;
+}
+
+static void fake_get_error_detail(struct request *rq,
+				  struct blk_error_detail *d)
+{
+	blk_status_t status = d->status;
+
+	*d = fake_detail;
+	d->status = status;
+}
+
+static const struct blk_mq_ops fake_mq_ops = {
+	.queue_rq		= fake_queue_rq,
+	.get_error_detail	= fake_get_error_detail,
+};
+
+struct fake_dev {
+	struct blk_mq_tag_set set;
+	struct gendisk *disk;
+};
+
+static struct fake_dev *fake_dev_create(struct kunit *test, unsigned int depth)
+{
+	struct fake_dev *fd = kunit_kzalloc(test, sizeof(*fd), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, fd);
+	fd->set.ops = &fake_mq_ops;
+	fd->set.nr_hw_queues = 1;
+	fd->set.queue_depth = depth;
+	fd->set.numa_node = NUMA_NO_NODE;
+	fd->set.flags = BLK_MQ_F_SHOULD_MERGE;
+	KUNIT_ASSERT_EQ(test, blk_mq_alloc_tag_set(&fd->set), 0);
+	fd->disk = blk_mq_alloc_disk(&fd->set, NULL);
+	if (IS_ERR(fd->disk)) {
+		blk_mq_free_tag_set(&fd->set);
+		KUNIT_ASSERT_FALSE(test, true);
+	}
+	return fd;
+}
+
+static void fake_dev_destroy(struct fake_dev *fd)
+{
+	put_disk(fd->disk);
+	blk_mq_free_tag_set(&fd->set);
+}
+
+static void map_end_release(struct kunit *test)
+{
+	struct fake_dev *upper = fake_dev_create(test, 8);
+	struct fake_dev *dev0 = fake_dev_create(test, 2);
+	struct fake_dev *dev1 = fake_dev_create(test, 2);
+	struct request *rq[4], *clone[4], *extra;
+	struct blk_mpath_rq_ctx ctx[4], xctx;
+	struct blk_mpath_path *p0, *p1;
+	struct blk_mpath_config cfg;
+	struct test_owner o = {};
+	struct block_device *bdev;
+	struct request_queue *q0;
+	struct blk_mpath_pg *pg;
+	struct blk_mpath *m;
+	char *err = NULL;
+	blk_status_t st;
+	char buf[32];
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		rq[i] = blk_mq_alloc_request(upper->disk->queue, REQ_OP_READ, 0);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(rq[i]));
+	}
+
+	default_cfg(&cfg);
+	m = blk_mpath_create("kunit-map", &cfg, &t_ops, &o, &err);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(m));
+	pg = blk_mpath_add_pg(m, "queue-length", 0, NULL, &err);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(pg));
+	p0 = blk_mpath_add_path(pg, dev0->disk->part0, "250:0", 0, NULL, &err);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(p0));
+	p1 = blk_mpath_add_path(pg, dev1->disk->part0, "250:1", 0, NULL, &err);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(p1));
+	KUNIT_ASSERT_EQ(test, blk_mpath_start(m, &err), 0);
+	q0 = dev0->disk->queue;
+
+	/* clones go to the least loaded path, fail fast, never merge */
+	KUNIT_EXPECT_EQ(test, blk_mpath_map_rq(m, rq[0], &clone[0], &ctx[0]),
+			BLK_MPATH_MAP_REMAPPED);
+	KUNIT_EXPECT_PTR_EQ(test, ctx[0].path, p0);
+	KUNIT_EXPECT_PTR_EQ(test, clone[0]->q, q0);
+	KUNIT_EXPECT_TRUE(test, clone[0]->cmd_flags & REQ_FAILFAST_TRANSPORT);
+	KUNIT_EXPECT_TRUE(test, clone[0]->cmd_flags & REQ_NOMERGE);
+	KUNIT_EXPECT_NULL(test, clone[0]->bio);
+	KUNIT_EXPECT_STREQ(test, ps_status(pg, p0, BLK_MPATH_STATUS_INFO, buf,
+					   sizeof(buf)), "1 ");
+	KUNIT_EXPECT_EQ(test, blk_mpath_map_rq(m, rq[1], &clone[1], &ctx[1]),
+			BLK_MPATH_MAP_REMAPPED);
+	KUNIT_EXPECT_PTR_EQ(test, ctx[1].path, p1);
+	KUNIT_EXPECT_FALSE(test, blk_mpath_busy(m));
+
+	/* released before issue: the selector accounting is undone */
+	blk_mpath_release_clone(clone[0], &ctx[0]);
+	KUNIT_EXPECT_STREQ(test, ps_status(pg, p0, BLK_MPATH_STATUS_INFO, buf,
+					   sizeof(buf)), "0 ");
+
+	/* a medium error read through ->get_error_detail(): returned */
+	fake_detail = scsi_detail(BLK_STS_OK, DID_OK, SAM_STAT_CHECK_CONDITION,
+				  MEDIUM_ERROR, 0x11, 0);
+	KUNIT_EXPECT_EQ(test, blk_mpath_end_rq(m, clone[1], BLK_STS_IOERR,
+					       &ctx[1], &st),
+			BLK_MPATH_END_DONE);
+	KUNIT_EXPECT_EQ(test, st, BLK_STS_IOERR);
+	KUNIT_EXPECT_TRUE(test, p1->is_active);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&p1->stats.errors_target), 1);
+	KUNIT_EXPECT_STREQ(test, ps_status(pg, p1, BLK_MPATH_STATUS_INFO, buf,
+					   sizeof(buf)), "0 ");
+	blk_mpath_release_clone(clone[1], NULL);
+
+	/* a transport error fails the path; the request is retried */
+	KUNIT_EXPECT_EQ(test, blk_mpath_map_rq(m, rq[2], &clone[2], &ctx[2]),
+			BLK_MPATH_MAP_REMAPPED);
+	fake_detail = scsi_detail(BLK_STS_OK, DID_TRANSPORT_FAILFAST,
+				  SAM_STAT_GOOD, -1, 0, 0);
+	KUNIT_EXPECT_EQ(test, blk_mpath_end_rq(m, clone[2], BLK_STS_TRANSPORT,
+					       &ctx[2], &st),
+			BLK_MPATH_END_RETRY);
+	KUNIT_EXPECT_FALSE(test, ctx[2].path->is_active);
+	blk_mpath_release_clone(clone[2], NULL);
+	if (!p1->is_active)
+		blk_mpath_reinstate_path(m, p1);
+	if (!p0->is_active)
+		blk_mpath_reinstate_path(m, p0);
+	blk_mpath_fail_path(m, p1);
+
+	/* path queue out of tags: plain requeue, path stays */
+	KUNIT_EXPECT_EQ(test, blk_mpath_map_rq(m, rq[0], &clone[0], &ctx[0]),
+			BLK_MPATH_MAP_REMAPPED);
+	KUNIT_EXPECT_EQ(test, blk_mpath_map_rq(m, rq[1], &clone[1], &ctx[1]),
+			BLK_MPATH_MAP_REMAPPED);
+	KUNIT_EXPECT_EQ(test, blk_mpath_map_rq(m, rq[2], &extra, &xctx),
+			BLK_MPATH_MAP_REQUEUE);
+	KUNIT_EXPECT_TRUE(test, p0->is_active);
+	blk_mpath_release_clone(clone[0], &ctx[0]);
+	blk_mpath_release_clone(clone[1], &ctx[1]);
+
+	KUNIT_EXPECT_EQ(test, blk_mpath_prepare_ioctl(m, &bdev), 0);
+	KUNIT_EXPECT_PTR_EQ(test, bdev, dev0->disk->part0);
+
+	/* dying path queue: the path is failed and the request delayed */
+	blk_freeze_queue_start(q0);
+	blk_queue_flag_set(QUEUE_FLAG_DYING, q0);
+	KUNIT_EXPECT_EQ(test, blk_mpath_map_rq(m, rq[3], &clone[3], &ctx[3]),
+			BLK_MPATH_MAP_DELAY_REQUEUE);
+	KUNIT_EXPECT_FALSE(test, p0->is_active);
+	KUNIT_EXPECT_EQ(test, atomic_read(&m->pg_init_in_progress), 0);
+	/* nothing left, no queueing: the request is failed */
+	KUNIT_EXPECT_EQ(test, blk_mpath_map_rq(m, rq[3], &clone[3], &ctx[3]),
+			BLK_MPATH_MAP_KILL);
+	blk_queue_flag_clear(QUEUE_FLAG_DYING, q0);
+	blk_mq_freeze_queue_wait(q0);
+	blk_mq_unfreeze_queue(q0);
+
+	blk_mpath_destroy(m);
+	for (i = 0; i < 4; i++)
+		blk_mq_free_request(rq[i]);
+	fake_dev_destroy(dev1);
+	fake_dev_destroy(dev0);
+	fake_dev_destroy(upper);
+}
+
+static struct kunit_case blk_mpath_map_cases[] = {
+	KUNIT_CASE(map_end_release),
+	{}
+};
+
+static struct kunit_suite blk_mpath_map_suite = {
+	.name = "blk-mpath-map",
+	.test_cases = blk_mpath_map_cases,
+};
+
 /* ---- error classification ------------------------------------------------------ */
 
 struct classify_case {
@@ -1095,7 +1284,8 @@ static struct kunit_suite blk_mpath_classify_suite = {
 };
 
 kunit_test_suites(&blk_mpath_ps_suite, &blk_mpath_sm_suite,
-		  &blk_mpath_end_suite, &blk_mpath_classify_suite);
+		  &blk_mpath_end_suite, &blk_mpath_map_suite,
+		  &blk_mpath_classify_suite);
 
 MODULE_DESCRIPTION("KUnit tests for the blk-mpath engine");
 MODULE_LICENSE("GPL");
