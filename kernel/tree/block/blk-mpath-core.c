@@ -41,13 +41,6 @@
 #include <trace/events/blk_mpath.h>
 
 #define BLK_MPATH_PG_INIT_DELAY_MSECS	2000	/* stock DM_PG_INIT_DELAY_MSECS */
-/*
- * Consecutive RETRY_SAME verdicts on one path before the path is failed
- * anyway: a transient condition that does not clear is a path problem.
- * The first retry is immediate, the following ones are delayed (dm: 100
- * ms each), so a path gets about this many tenths of a second.
- */
-#define BLK_MPATH_RETRY_SAME_MAX	32
 
 /* Engine-private part of struct blk_mpath. */
 struct blk_mpath_priv {
@@ -416,6 +409,37 @@ static void trigger_event(struct work_struct *work)
 
 /* ---- path state ------------------------------------------------------------ */
 
+static void retry_same_reset(struct blk_mpath_path *path)
+{
+	atomic_set(&path->retry_same, 0);
+	WRITE_ONCE(path->retry_same_since, 0);
+}
+
+/*
+ * A transient condition on the path: the first occurrence is retried at
+ * once (a UNIT ATTENTION is reported once), the following ones after a
+ * delay, until BLK_MPATH_RETRY_SAME_TIMEOUT_MS passed since the first
+ * one without a success in between: then it is a path error.  Bounded in
+ * time, not in count, since a whole queue of requests may see the same
+ * condition at once.
+ */
+static int retry_same_verdict(struct blk_mpath_path *path)
+{
+	unsigned long since = READ_ONCE(path->retry_same_since);
+
+	atomic_inc(&path->retry_same);
+	if (!since) {
+		cmpxchg(&path->retry_same_since, 0, jiffies | 1);
+		return BLK_MPATH_END_RETRY;
+	}
+	if (time_after(jiffies, since +
+		       msecs_to_jiffies(BLK_MPATH_RETRY_SAME_TIMEOUT_MS))) {
+		retry_same_reset(path);
+		return -1;
+	}
+	return BLK_MPATH_END_DELAY_RETRY;
+}
+
 static void fail_path(struct blk_mpath_path *path)
 {
 	struct blk_mpath *m = path->pg->m;
@@ -471,7 +495,7 @@ static int reinstate_path(struct blk_mpath_path *path)
 		goto out;
 
 	path->is_active = true;
-	atomic_set(&path->retry_same, 0);
+	retry_same_reset(path);
 
 	nr_valid = atomic_inc_return(&m->nr_valid_paths);
 	if (nr_valid == 1) {
@@ -1379,30 +1403,25 @@ enum blk_mpath_end_result blk_mpath_end_detail(struct blk_mpath *m,
 					       blk_status_t *status)
 {
 	struct blk_mpath_path *path = ctx->path;
-	enum blk_mpath_end_result r = BLK_MPATH_END_DONE;
 	enum blk_mpath_err_class cls = blk_mpath_classify(d);
+	int r = BLK_MPATH_END_DONE;
 	u64 lat = 0;
-	int n;
 
 	*status = d->status;
 
 	switch (cls) {
 	case BLK_MPATH_ERR_NONE:
-		if (path && atomic_read(&path->retry_same))
-			atomic_set(&path->retry_same, 0);
+		if (path && READ_ONCE(path->retry_same_since))
+			retry_same_reset(path);
 		break;
 	case BLK_MPATH_ERR_RETRY_SAME:
 		if (!path) {
 			r = BLK_MPATH_END_DELAY_RETRY;
 			break;
 		}
-		n = atomic_inc_return(&path->retry_same);
-		if (n > BLK_MPATH_RETRY_SAME_MAX) {
-			/* The condition does not clear: treat as a path error */
-			atomic_set(&path->retry_same, 0);
+		r = retry_same_verdict(path);
+		if (r < 0)
 			goto path_error;
-		}
-		r = n == 1 ? BLK_MPATH_END_RETRY : BLK_MPATH_END_DELAY_RETRY;
 		break;
 	case BLK_MPATH_ERR_RESOURCE:
 		r = BLK_MPATH_END_DELAY_RETRY;
@@ -1459,7 +1478,17 @@ enum blk_mpath_end_result blk_mpath_end_rq(struct blk_mpath *m,
 {
 	struct blk_error_detail d;
 
-	blk_rq_error_detail(clone, error, &d);
+	/*
+	 * A clone that never reached its driver (dm-rq: the insert failed
+	 * before ->queue_rq() started it) has no detail of its own: the
+	 * driver data of its tag may be stale.
+	 */
+	if (unlikely(blk_mq_rq_state(clone) == MQ_RQ_IDLE)) {
+		memset(&d, 0, sizeof(d));
+		d.status = error;
+	} else {
+		blk_rq_error_detail(clone, error, &d);
+	}
 	return blk_mpath_end_detail(m, ctx, &d, clone->io_start_time_ns,
 				    status);
 }

@@ -860,10 +860,19 @@ static void end_verdicts(struct kunit *test)
 	d = scsi_detail(BLK_STS_IOERR, DID_OK, SAM_STAT_CHECK_CONDITION,
 			NOT_READY, 0x04, 0x0a);
 	KUNIT_EXPECT_EQ(test, end_on(t, p[0], &d, &st), BLK_MPATH_END_RETRY);
-	for (i = 0; i < 100 && p[0]->is_active; i++)
-		end_on(t, p[0], &d, &st);
+	/* a whole queue seeing it does not fail the path ... */
+	for (i = 0; i < 200; i++)
+		KUNIT_EXPECT_EQ(test, end_on(t, p[0], &d, &st),
+				BLK_MPATH_END_DELAY_RETRY);
+	KUNIT_EXPECT_TRUE(test, p[0]->is_active);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&p[0]->stats.errors_retry), 203);
+	/* ... but a condition that lasts too long does */
+	WRITE_ONCE(p[0]->retry_same_since,
+		   (jiffies - msecs_to_jiffies(BLK_MPATH_RETRY_SAME_TIMEOUT_MS)
+		    - 2) | 1);
+	KUNIT_EXPECT_EQ(test, end_on(t, p[0], &d, &st), BLK_MPATH_END_RETRY);
 	KUNIT_EXPECT_FALSE(test, p[0]->is_active);
-	KUNIT_EXPECT_GT(test, i, 8);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(p[0]->retry_same_since), 0UL);
 	blk_mpath_reinstate_path(t->m, p[0]);
 
 	/* path error with another path left: fail it, retry */
@@ -901,15 +910,46 @@ static struct kunit_suite blk_mpath_end_suite = {
 
 /* ---- map / release / end on real queues of a fake driver -------------------- */
 
-/* What the fake driver reports through ->get_error_detail(). */
+/* What the fake driver completes with and reports as detail. */
 static struct blk_error_detail fake_detail;
+static blk_status_t fake_status;
+
+/* The owner's side of an issued clone, as dm-rq's end_clone_request(). */
+static struct blk_mpath *fake_m;
+static struct blk_mpath_rq_ctx *fake_ctx;
+static int fake_verdict;
+static blk_status_t fake_final;
 
 static blk_status_t fake_queue_rq(struct blk_mq_hw_ctx *hctx,
 				  const struct blk_mq_queue_data *bd)
 {
 	blk_mq_start_request(bd->rq);
-	blk_mq_end_request(bd->rq, BLK_STS_OK);
+	blk_mq_end_request(bd->rq, fake_status);
 	return BLK_STS_OK;
+}
+
+static enum rq_end_io_ret fake_clone_end_io(struct request *clone,
+					    blk_status_t error)
+{
+	fake_verdict = blk_mpath_end_rq(fake_m, clone, error, fake_ctx,
+					&fake_final);
+	return RQ_END_IO_NONE;
+}
+
+/* Issues a mapped clone; the fake driver completes it synchronously. */
+static int issue_clone(struct kunit *test, struct blk_mpath *m,
+		       struct request *clone, struct request *rq,
+		       struct blk_mpath_rq_ctx *ctx, blk_status_t status)
+{
+	fake_m = m;
+	fake_ctx = ctx;
+	fake_status = status;
+	fake_verdict = -1;
+	KUNIT_EXPECT_EQ(test, blk_rq_prep_clone(clone, rq, NULL, GFP_KERNEL,
+						NULL, NULL), 0);
+	clone->end_io = fake_clone_end_io;
+	KUNIT_EXPECT_EQ(test, blk_insert_cloned_request(clone), BLK_STS_OK);
+	return fake_verdict;
 }
 
 static void fake_get_error_detail(struct request *rq,
@@ -973,6 +1013,7 @@ static void map_end_release(struct kunit *test)
 	char *err = NULL;
 	blk_status_t st;
 	char buf[32];
+	s64 ios;
 	int i;
 
 	for (i = 0; i < 4; i++) {
@@ -1015,10 +1056,10 @@ static void map_end_release(struct kunit *test)
 	/* a medium error read through ->get_error_detail(): returned */
 	fake_detail = scsi_detail(BLK_STS_OK, DID_OK, SAM_STAT_CHECK_CONDITION,
 				  MEDIUM_ERROR, 0x11, 0);
-	KUNIT_EXPECT_EQ(test, blk_mpath_end_rq(m, clone[1], BLK_STS_IOERR,
-					       &ctx[1], &st),
+	KUNIT_EXPECT_EQ(test, issue_clone(test, m, clone[1], rq[1], &ctx[1],
+					  BLK_STS_IOERR),
 			BLK_MPATH_END_DONE);
-	KUNIT_EXPECT_EQ(test, st, BLK_STS_IOERR);
+	KUNIT_EXPECT_EQ(test, fake_final, BLK_STS_IOERR);
 	KUNIT_EXPECT_TRUE(test, p1->is_active);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&p1->stats.errors_target), 1);
 	KUNIT_EXPECT_STREQ(test, ps_status(pg, p1, BLK_MPATH_STATUS_INFO, buf,
@@ -1030,11 +1071,38 @@ static void map_end_release(struct kunit *test)
 			BLK_MPATH_MAP_REMAPPED);
 	fake_detail = scsi_detail(BLK_STS_OK, DID_TRANSPORT_FAILFAST,
 				  SAM_STAT_GOOD, -1, 0, 0);
-	KUNIT_EXPECT_EQ(test, blk_mpath_end_rq(m, clone[2], BLK_STS_TRANSPORT,
-					       &ctx[2], &st),
+	KUNIT_EXPECT_EQ(test, issue_clone(test, m, clone[2], rq[2], &ctx[2],
+					  BLK_STS_TRANSPORT),
 			BLK_MPATH_END_RETRY);
 	KUNIT_EXPECT_FALSE(test, ctx[2].path->is_active);
 	blk_mpath_release_clone(clone[2], NULL);
+
+	/* a clone that never reached its driver: no (stale) detail used */
+	KUNIT_EXPECT_EQ(test, blk_mpath_map_rq(m, rq[2], &clone[2], &ctx[2]),
+			BLK_MPATH_MAP_REMAPPED);
+	fake_detail = scsi_detail(BLK_STS_OK, DID_OK, SAM_STAT_CHECK_CONDITION,
+				  MEDIUM_ERROR, 0x11, 0);
+	blk_mpath_set_queueing(m, true, false);
+	KUNIT_EXPECT_EQ(test, blk_mpath_end_rq(m, clone[2], BLK_STS_IOERR,
+					       &ctx[2], &st),
+			BLK_MPATH_END_RETRY);
+	blk_mpath_set_queueing(m, false, false);
+	blk_mpath_release_clone(clone[2], NULL);
+
+	/* success */
+	if (!p0->is_active)
+		blk_mpath_reinstate_path(m, p0);
+	ios = atomic64_read(&p0->stats.ios);
+	KUNIT_EXPECT_EQ(test, blk_mpath_map_rq(m, rq[2], &clone[2], &ctx[2]),
+			BLK_MPATH_MAP_REMAPPED);
+	KUNIT_EXPECT_PTR_EQ(test, ctx[2].path, p0);
+	KUNIT_EXPECT_EQ(test, issue_clone(test, m, clone[2], rq[2], &ctx[2],
+					  BLK_STS_OK),
+			BLK_MPATH_END_DONE);
+	KUNIT_EXPECT_EQ(test, fake_final, BLK_STS_OK);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&p0->stats.ios), ios + 1);
+	blk_mpath_release_clone(clone[2], NULL);
+
 	if (!p1->is_active)
 		blk_mpath_reinstate_path(m, p1);
 	if (!p0->is_active)

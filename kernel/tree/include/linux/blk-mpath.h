@@ -112,6 +112,7 @@ struct blk_mpath_path {
 	void *owner_data;		/* for the owner (dm: its struct dm_dev) */
 	void *pscontext;		/* selector-private (dm_path.pscontext) */
 	atomic_t retry_same;		/* consecutive same-path retries */
+	unsigned long retry_same_since;	/* jiffies | 1 of the first, or 0 */
 	struct blk_mpath_path_stats stats;
 };
 
@@ -170,6 +171,12 @@ struct blk_mpath_ops {
 #define BLK_MPATH_PG_INIT_DELAY_DEFAULT	((unsigned int)-1)
 #define BLK_MPATH_PG_INIT_RETRIES_MAX	50
 #define BLK_MPATH_PG_INIT_DELAY_MAX	60000
+/*
+ * A transient condition on a path (UNIT ATTENTION, ALUA transitioning,
+ * ...) is retried without failing the path for at most this long after
+ * its first occurrence with no success in between; then the path fails.
+ */
+#define BLK_MPATH_RETRY_SAME_TIMEOUT_MS	10000
 
 /* Engine flags (m->flags), bit numbers. */
 enum {
