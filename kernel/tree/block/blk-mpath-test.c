@@ -820,7 +820,8 @@ static void end_verdicts(struct kunit *test)
 	/* success */
 	d = scsi_detail(BLK_STS_OK, DID_OK, SAM_STAT_GOOD, -1, 0, 0);
 	KUNIT_EXPECT_EQ(test, end_on(t, p[0], &d, &st), BLK_MPATH_END_DONE);
-	KUNIT_EXPECT_EQ(test, st, BLK_STS_OK);
+	KUNIT_EXPECT_EQ(test, blk_status_to_errno(st),
+			blk_status_to_errno(BLK_STS_OK));
 	KUNIT_EXPECT_EQ(test, atomic64_read(&p[0]->stats.ios), 1);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&p[0]->stats.bytes), 4096);
 
@@ -828,7 +829,8 @@ static void end_verdicts(struct kunit *test)
 	d = scsi_detail(BLK_STS_MEDIUM, DID_OK, SAM_STAT_CHECK_CONDITION,
 			MEDIUM_ERROR, 0x11, 0);
 	KUNIT_EXPECT_EQ(test, end_on(t, p[0], &d, &st), BLK_MPATH_END_DONE);
-	KUNIT_EXPECT_EQ(test, st, BLK_STS_MEDIUM);
+	KUNIT_EXPECT_EQ(test, blk_status_to_errno(st),
+			blk_status_to_errno(BLK_STS_MEDIUM));
 	KUNIT_EXPECT_TRUE(test, p[0]->is_active);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&p[0]->stats.errors_target), 1);
 
@@ -836,7 +838,8 @@ static void end_verdicts(struct kunit *test)
 	d = scsi_detail(BLK_STS_NEXUS, DID_OK, SAM_STAT_RESERVATION_CONFLICT,
 			-1, 0, 0);
 	KUNIT_EXPECT_EQ(test, end_on(t, p[0], &d, &st), BLK_MPATH_END_DONE);
-	KUNIT_EXPECT_EQ(test, st, BLK_STS_NEXUS);
+	KUNIT_EXPECT_EQ(test, blk_status_to_errno(st),
+			blk_status_to_errno(BLK_STS_NEXUS));
 	KUNIT_EXPECT_TRUE(test, p[0]->is_active);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&p[0]->stats.errors_reservation),
 			1);
@@ -885,7 +888,8 @@ static void end_verdicts(struct kunit *test)
 	/* last path fails, no queueing: the original error is returned */
 	d = scsi_detail(BLK_STS_IOERR, DID_NO_CONNECT, SAM_STAT_GOOD, -1, 0, 0);
 	KUNIT_EXPECT_EQ(test, end_on(t, p[1], &d, &st), BLK_MPATH_END_DONE);
-	KUNIT_EXPECT_EQ(test, st, BLK_STS_IOERR);
+	KUNIT_EXPECT_EQ(test, blk_status_to_errno(st),
+			blk_status_to_errno(BLK_STS_IOERR));
 	KUNIT_EXPECT_EQ(test, atomic_read(&t->m->nr_valid_paths), 0);
 
 	/* ... with queueing it is requeued */
@@ -948,7 +952,8 @@ static int issue_clone(struct kunit *test, struct blk_mpath *m,
 	KUNIT_EXPECT_EQ(test, blk_rq_prep_clone(clone, rq, NULL, GFP_KERNEL,
 						NULL, NULL), 0);
 	clone->end_io = fake_clone_end_io;
-	KUNIT_EXPECT_EQ(test, blk_insert_cloned_request(clone), BLK_STS_OK);
+	KUNIT_EXPECT_EQ(test,
+			blk_status_to_errno(blk_insert_cloned_request(clone)), 0);
 	return fake_verdict;
 }
 
@@ -1059,7 +1064,8 @@ static void map_end_release(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, issue_clone(test, m, clone[1], rq[1], &ctx[1],
 					  BLK_STS_IOERR),
 			BLK_MPATH_END_DONE);
-	KUNIT_EXPECT_EQ(test, fake_final, BLK_STS_IOERR);
+	KUNIT_EXPECT_EQ(test, blk_status_to_errno(fake_final),
+			blk_status_to_errno(BLK_STS_IOERR));
 	KUNIT_EXPECT_TRUE(test, p1->is_active);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&p1->stats.errors_target), 1);
 	KUNIT_EXPECT_STREQ(test, ps_status(pg, p1, BLK_MPATH_STATUS_INFO, buf,
@@ -1099,7 +1105,8 @@ static void map_end_release(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, issue_clone(test, m, clone[2], rq[2], &ctx[2],
 					  BLK_STS_OK),
 			BLK_MPATH_END_DONE);
-	KUNIT_EXPECT_EQ(test, fake_final, BLK_STS_OK);
+	KUNIT_EXPECT_EQ(test, blk_status_to_errno(fake_final),
+			blk_status_to_errno(BLK_STS_OK));
 	KUNIT_EXPECT_EQ(test, atomic64_read(&p0->stats.ios), ios + 1);
 	blk_mpath_release_clone(clone[2], NULL);
 

@@ -30,7 +30,7 @@ TRACE_EVENT(blk_mpath_map,
 		strscpy(__entry->path, path ? path->name : "-", 16);
 		__entry->sector		= blk_rq_pos(rq);
 		__entry->nr_bytes	= blk_rq_bytes(rq);
-		__entry->opf		= rq->cmd_flags;
+		__entry->opf		= (__force unsigned int)rq->cmd_flags;
 		__entry->result		= result;
 	),
 
