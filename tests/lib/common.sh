@@ -51,12 +51,22 @@ requires_missing() {
 # ENGINE=stock: dm-multipath is the stock module.  ENGINE=new: one modprobe.d
 # line makes every "modprobe dm-multipath" (dm core, multipathd, people) load
 # blk-mpath's thin target instead.  Removing the line switches back.
+# engine_select also unloads the other engine's module if nothing uses it
+# (e.g. loaded at boot by modules-load.d before the switch was written).
 engine_select() {
 	case $1 in
-	stock) rm -f "$MODPROBE_SWITCH" ;;
-	new) echo "install dm-multipath /sbin/modprobe --ignore-install dm-blk-mpath \$CMDLINE_OPTS" >"$MODPROBE_SWITCH" ;;
+	stock)
+		rm -f "$MODPROBE_SWITCH"
+		lsmod | grep -q '^dm_blk_mpath ' && modprobe -r dm-blk-mpath
+		;;
+	new)
+		echo "install dm-multipath /sbin/modprobe --ignore-install dm-blk-mpath \$CMDLINE_OPTS" >"$MODPROBE_SWITCH"
+		lsmod | grep -q '^dm_multipath ' && modprobe -r dm-round-robin dm-queue-length dm-service-time \
+			dm-historical-service-time dm-io-affinity dm-multipath
+		;;
 	*) echo "unknown engine '$1'"; return 1 ;;
 	esac
+	true
 }
 
 # engine_load: make sure the "multipath" target of the selected engine is there

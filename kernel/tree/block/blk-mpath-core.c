@@ -1424,6 +1424,9 @@ enum blk_mpath_end_result blk_mpath_end_detail(struct blk_mpath *m,
 			goto path_error;
 		break;
 	case BLK_MPATH_ERR_RESOURCE:
+		/* bounded like RETRY_SAME, but always after a delay */
+		if (path && retry_same_verdict(path) < 0)
+			goto path_error;
 		r = BLK_MPATH_END_DELAY_RETRY;
 		break;
 	case BLK_MPATH_ERR_PATH:

@@ -849,6 +849,8 @@ static void end_verdicts(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, end_on(t, p[0], &d, &st),
 			BLK_MPATH_END_DELAY_RETRY);
 	KUNIT_EXPECT_TRUE(test, p[0]->is_active);
+	d = scsi_detail(BLK_STS_OK, DID_OK, SAM_STAT_GOOD, -1, 0, 0);
+	end_on(t, p[0], &d, &st);
 
 	/* unit attention: retried without failing the path, bounded */
 	d = scsi_detail(BLK_STS_IOERR, DID_OK, SAM_STAT_CHECK_CONDITION,
