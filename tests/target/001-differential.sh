@@ -59,7 +59,9 @@ record() { # engine -> /tmp/diff.$engine
 			[ -n "$m" ] || continue
 			# shellcheck disable=SC2086
 			dmsetup message dcase 0 $m >/dev/null 2>&1; rc=$?
-			dd if=/dev/mapper/dcase of=/dev/null bs=4k count=8 iflag=direct status=none 2>/dev/null
+			# I/O only while a path is usable: with queue_if_no_path it would wait
+			[[ $(dm_path_states dcase) == *A* ]] &&
+				dd if=/dev/mapper/dcase of=/dev/null bs=4k count=8 iflag=direct status=none 2>/dev/null
 			echo "msg '$m' rc=$rc" >>"$out"
 			echo "  table: $(dmsetup table dcase)" >>"$out"
 			echo "  status: $(dmsetup status dcase)" >>"$out"
