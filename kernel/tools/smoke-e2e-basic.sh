@@ -8,6 +8,10 @@ echo "E2E: table $(dmsetup table mp)"
 echo "E2E: status $(dmsetup status mp)"
 dd if=/dev/dm-0 of=/dev/null bs=4k count=256 iflag=direct 2>&1 | grep -v records; echo "E2E: read rc ok"
 cat /sys/kernel/debug/blk_mpath/*/paths
+dmsetup load mp --table "0 $S multipath 0 0 1 1 round-robin 0 2 1 8:0 1 8:16 1"
+echo "E2E: debugfs with two tables: $(ls /sys/kernel/debug/blk_mpath)"
+dmsetup resume --noudevsync mp
+echo "E2E: debugfs after reload: $(ls /sys/kernel/debug/blk_mpath)"
 echo offline > /sys/block/sda/device/state
 dd if=/dev/dm-0 of=/dev/null bs=4k count=64 iflag=direct 2>&1 | grep -v records; echo "E2E: read after sda offline done"
 echo "E2E: status $(dmsetup status mp)"

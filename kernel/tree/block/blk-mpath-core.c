@@ -47,11 +47,19 @@ struct blk_mpath_priv {
 	struct blk_mpath m;
 	unsigned int initial_pg_num;
 	struct dentry *debugfs_dir;
+	bool debugfs_canonical;		/* dir named m->name, no suffix */
+	struct list_head node;		/* in blk_mpath_instances */
 };
 
 static struct workqueue_struct *kmpath_handlerd;
 static struct dentry *blk_mpath_debugfs_root;
 static atomic_t blk_mpath_instance = ATOMIC_INIT(0);
+/*
+ * Started instances, for debugfs names (dm loads a table before it drops
+ * the previous one of the same device).
+ */
+static LIST_HEAD(blk_mpath_instances);
+static DEFINE_MUTEX(blk_mpath_instances_lock);
 
 static void trigger_event(struct work_struct *work);
 static void activate_or_offline_path(struct blk_mpath_path *path);
@@ -855,6 +863,7 @@ struct blk_mpath *blk_mpath_create(const char *name,
 	}
 	m = &priv->m;
 	m->engine_private = priv;
+	INIT_LIST_HEAD(&priv->node);
 
 	spin_lock_init(&m->lock);
 	INIT_LIST_HEAD(&m->pgs);
@@ -1106,31 +1115,74 @@ static int paths_show(struct seq_file *s, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(paths);
 
+static void debugfs_canonical_name(struct blk_mpath *m, char *name,
+				   size_t len)
+{
+	strscpy(name, m->name[0] ? m->name : "mpath", len);
+	strreplace(name, '/', '!');
+}
+
+/*
+ * /sys/kernel/debug/blk_mpath/<m->name>/paths.  While dm has two tables
+ * of one device, the newer one gets "<name>.<n>" and is renamed to
+ * "<name>" when the older one goes away.
+ */
 static void blk_mpath_debugfs_add(struct blk_mpath *m)
 {
-	struct blk_mpath_priv *priv = to_priv(m);
+	struct blk_mpath_priv *p, *priv = to_priv(m);
+	bool taken = false;
 	struct dentry *dir;
 	char name[48];
 
 	if (IS_ERR_OR_NULL(blk_mpath_debugfs_root))
 		return;
 
-	/* dm builds the new table before it drops the old one */
-	strscpy(name, m->name[0] ? m->name : "mpath", sizeof(name));
-	strreplace(name, '/', '!');
-	dir = debugfs_lookup(name, blk_mpath_debugfs_root);
-	if (dir) {
-		dput(dir);
-		snprintf(name, sizeof(name), "%s.%d",
-			 m->name[0] ? m->name : "mpath",
+	mutex_lock(&blk_mpath_instances_lock);
+	list_for_each_entry(p, &blk_mpath_instances, node)
+		if (p->debugfs_canonical && !strcmp(p->m.name, m->name))
+			taken = true;
+	debugfs_canonical_name(m, name, sizeof(name));
+	if (taken) {
+		size_t n = strlen(name);
+
+		snprintf(name + n, sizeof(name) - n, ".%d",
 			 atomic_inc_return(&blk_mpath_instance));
-		strreplace(name, '/', '!');
 	}
 	dir = debugfs_create_dir(name, blk_mpath_debugfs_root);
-	if (IS_ERR(dir))
-		return;
-	debugfs_create_file("paths", 0444, dir, m, &paths_fops);
-	priv->debugfs_dir = dir;
+	if (!IS_ERR(dir)) {
+		debugfs_create_file("paths", 0444, dir, m, &paths_fops);
+		priv->debugfs_dir = dir;
+		priv->debugfs_canonical = !taken;
+	}
+	list_add_tail(&priv->node, &blk_mpath_instances);
+	mutex_unlock(&blk_mpath_instances_lock);
+}
+
+static void blk_mpath_debugfs_del(struct blk_mpath *m)
+{
+	struct blk_mpath_priv *p, *heir = NULL, *priv = to_priv(m);
+	struct dentry *dir;
+	char name[48];
+
+	mutex_lock(&blk_mpath_instances_lock);
+	list_del_init(&priv->node);
+	debugfs_remove_recursive(priv->debugfs_dir);
+	priv->debugfs_dir = NULL;
+	if (priv->debugfs_canonical) {
+		list_for_each_entry(p, &blk_mpath_instances, node)
+			if (p->debugfs_dir && !strcmp(p->m.name, m->name))
+				heir = p;
+	}
+	if (heir) {
+		debugfs_canonical_name(m, name, sizeof(name));
+		dir = debugfs_rename(blk_mpath_debugfs_root, heir->debugfs_dir,
+				     blk_mpath_debugfs_root, name);
+		if (!IS_ERR(dir)) {
+			heir->debugfs_dir = dir;
+			heir->debugfs_canonical = true;
+		}
+	}
+	mutex_unlock(&blk_mpath_instances_lock);
 }
 
 /**
@@ -1178,7 +1230,7 @@ void blk_mpath_destroy(struct blk_mpath *m)
 		return;
 	priv = to_priv(m);
 
-	debugfs_remove_recursive(priv->debugfs_dir);
+	blk_mpath_debugfs_del(m);
 	disable_nopath_timeout(m);
 	blk_mpath_flush(m);
 
