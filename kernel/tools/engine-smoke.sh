@@ -46,7 +46,9 @@ for s in "${SCEN[@]}"; do
 	if [ "$s" = kunit ] && ! grep -q "ok 5 blk-mpath-classify" "$W/log-$s"; then
 		echo "=== kunit: suites did not all run"; rc=1
 	fi
-	if grep -qE "not ok|BUG:|WARNING:|Oops|KASAN|circular locking|ODEBUG|unreferenced object" "$W/log-$s"; then
+	bad='not ok|BUG:|WARNING:|Oops|KASAN:|circular locking|ODEBUG:|unreferenced object'
+	if grep -qE "$bad" "$W/log-$s"; then
+		grep -E "$bad" "$W/log-$s" | head -5
 		echo "=== $s: FAILED"; rc=1
 	else
 		echo "=== $s: ok"
