@@ -147,8 +147,15 @@ multipathd_start() {
 	multipathd show maps; fail "multipathd assembled no map in 60 s"
 }
 multipathd_stop() {
+	local i
 	systemctl stop multipathd.service multipathd.socket 2>/dev/null
-	multipath -F >/dev/null 2>&1 || true
+	settle
+	for i in $(seq 10); do
+		multipath -F >/dev/null 2>&1
+		dmsetup ls --target multipath 2>/dev/null | grep -q . || return 0
+		sleep 1
+	done
+	echo "multipathd_stop: maps left: $(dmsetup ls --target multipath | tr '\n' ' ')"
 }
 
 # Between scenarios: no multipathd, no maps, no scsi_debug, paths running.
@@ -162,6 +169,7 @@ test_cleanup() {
 	dmsetup remove_all --force >/dev/null 2>&1
 	sdebug_teardown
 	lsmod | grep -q '^null_blk ' && modprobe -r null_blk
+	engine_select "$ENGINE"
 	true
 }
 

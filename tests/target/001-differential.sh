@@ -42,33 +42,38 @@ cases+=("1 queue_if_no_path 0 2 2 round-robin 0 2 1 $A 1 $B 1 round-robin 0 2 1 
 say "${#cases[@]} cases"
 [ ${#cases[@]} -ge 50 ] || fail "only ${#cases[@]} cases"
 
+# No udev in the loop: with queue_if_no_path and no path, udev's blkid would
+# block on queued I/O and dmsetup would wait for udev forever.  libdm makes
+# the nodes itself and tells the udev rules to keep off these devices.
+export DM_DISABLE_UDEV=1
+dms() { timeout 30 dmsetup "$@"; }
 record() { # engine -> /tmp/diff.$engine
 	local e=$1 out=/tmp/diff.$1 n=0 c t msgs m rc
 	: >"$out"
 	for c in "${cases[@]}"; do
 		n=$((n + 1)); t=${c%%|*}; msgs=${c#*|}
 		echo "== case $n: $t" >>"$out"
-		if ! dmsetup create dcase --table "0 $N multipath $t" 2>/dev/null; then
+		if ! dms create dcase --table "0 $N multipath $t" 2>/dev/null; then
 			echo "create failed" >>"$out"; continue
 		fi
 		[[ $(dm_path_states dcase) == *A* ]] &&
-			dd if=/dev/mapper/dcase of=/dev/null bs=4k count=8 iflag=direct status=none 2>/dev/null
+			timeout 20 dd if=/dev/mapper/dcase of=/dev/null bs=4k count=8 iflag=direct status=none 2>/dev/null
 		echo "table: $(dmsetup table dcase)" >>"$out"
 		echo "status: $(dmsetup status dcase)" >>"$out"
 		IFS=';' read -ra ms <<<"$msgs"
 		for m in "${ms[@]}"; do
 			[ -n "$m" ] || continue
 			# shellcheck disable=SC2086
-			dmsetup message dcase 0 $m >/dev/null 2>&1; rc=$?
+			dms message dcase 0 $m >/dev/null 2>&1; rc=$?
 			# I/O only while a path is usable: with queue_if_no_path it would wait
 			[[ $(dm_path_states dcase) == *A* ]] &&
-				dd if=/dev/mapper/dcase of=/dev/null bs=4k count=8 iflag=direct status=none 2>/dev/null
+				timeout 20 dd if=/dev/mapper/dcase of=/dev/null bs=4k count=8 iflag=direct status=none 2>/dev/null
 			echo "msg '$m' rc=$rc" >>"$out"
 			echo "  table: $(dmsetup table dcase)" >>"$out"
 			echo "  status: $(dmsetup status dcase)" >>"$out"
 		done
-		dmsetup message dcase 0 fail_if_no_path >/dev/null 2>&1
-		dmsetup remove dcase || { sleep 1; dmsetup remove --force dcase; }
+		dms message dcase 0 fail_if_no_path >/dev/null 2>&1
+		dms remove dcase || { sleep 1; dms remove --force dcase; } || fail "cannot remove case $n"
 	done
 }
 unload_stock() { modprobe -r dm-round-robin dm-queue-length dm-service-time dm-historical-service-time dm-io-affinity dm-multipath 2>/dev/null; true; }
