@@ -1,5 +1,5 @@
 #!/bin/bash
-# DESCRIPTION: 60+ tables and message sequences on stock and on blk-mpath: dmsetup table/status and message results byte-identical
+# DESCRIPTION: 57 tables with message sequences on stock and on blk-mpath: dmsetup table/status and message results byte-identical
 # REQUIRES: mod:scsi_debug mod:dm-blk-mpath mod:dm-multipath
 . /opt/blk-mpath/tests/lib/common.sh
 sdebug_setup add_host=4
