@@ -5,6 +5,9 @@
 #   basic   - scsi_debug 2-path LUN + dm target: I/O, path offline ->
 #             failover, reinstate, medium error (returned, path kept),
 #             all paths offline -> EIO, tracepoints, debugfs stats
+#   selectors- the same tables (all five selectors, features, hw handler,
+#             groups) on stock dm-multipath and on blk-mpath: table and
+#             status must be byte-identical, also after fail/disable
 #   queueing- ALUA pg_init, switch/disable/enable_group, queue_if_no_path,
 #             fail_if_no_path, no-path timeout, reinstate releases I/O
 # Usage: kernel/tools/engine-smoke.sh [guest|debug] [kunit|basic|queueing]...
@@ -14,7 +17,7 @@ set -e
 HERE=$(cd "$(dirname "$0")" && pwd)
 VARIANT=${1:-guest}; shift || true
 SCEN=("${@:-kunit}")
-[ $# -eq 0 ] && SCEN=(kunit basic queueing)
+[ $# -eq 0 ] && SCEN=(kunit basic selectors queueing)
 O=$(ls -d /var/cache/blk-mpath/linux-*/out-"$VARIANT"-* | head -1)
 [ -e "$O/arch/x86/boot/bzImage" ] || { echo "no $VARIANT build, run kernel/build.sh $VARIANT" >&2; exit 2; }
 W=$(mktemp -d); trap 'rm -rf "$W"' EXIT
@@ -23,6 +26,13 @@ rc=0
 for s in "${SCEN[@]}"; do
 	R=$W/root-$s; mkdir -p "$R"/{proc,sys,dev,bin,sbin,tmp,lib64,lib/x86_64-linux-gnu}
 	cp "$W/init" "$R/init"
+	if [ "$s" = selectors ]; then
+		gcc -static -O2 -o "$R/bin/modctl" "$HERE/smoke-modctl.c"
+		for m in dm-multipath dm-round-robin dm-queue-length dm-service-time \
+			 dm-historical-service-time dm-io-affinity; do
+			cp "$O/drivers/md/$m.ko" "$R/"
+		done
+	fi
 	if [ "$s" = kunit ]; then
 		cp "$O/block/blk-mpath.ko" "$O/block/blk-mpath-test.ko" "$R/"
 	else
@@ -43,6 +53,13 @@ for s in "${SCEN[@]}"; do
 		-no-reboot -kernel "$O/arch/x86/boot/bzImage" -initrd "$W/initrd-$s.gz" \
 		-append "console=ttyS0 panic=-1 rdinit=/init loglevel=$ll" >"$W/log-$s" 2>&1 || true
 	sed -n '/INIT: load/,$p' "$W/log-$s"
+	if [ "$s" = selectors ]; then
+		sed -n 's/.*SEL: stock //p' "$W/log-$s" | tr -d '\r' >"$W/stock"
+		sed -n 's/.*SEL: new //p' "$W/log-$s" | tr -d '\r' >"$W/new"
+		if [ ! -s "$W/stock" ] || ! diff -u "$W/stock" "$W/new"; then
+			echo "=== selectors: stock and blk-mpath differ"; rc=1
+		fi
+	fi
 	if [ "$s" = kunit ] && ! grep -q "ok 5 blk-mpath-classify" "$W/log-$s"; then
 		echo "=== kunit: suites did not all run"; rc=1
 	fi
