@@ -39,7 +39,7 @@ for s in "${SCEN[@]}"; do
 		cp "$HERE/smoke-e2e-$s.sh" "$R/e2e.sh"
 		cp "$O/drivers/scsi/scsi_debug.ko" "$O/drivers/scsi/device_handler/scsi_dh_alua.ko" \
 		   "$O/block/blk-mpath.ko" "$O/dm-target/dm-blk-mpath.ko" "$R/"
-		bins="/bin/dash /bin/dd /bin/cat /bin/ls /bin/grep /bin/sleep /bin/head"
+		bins="/bin/dash /bin/dd /bin/cat /bin/ls /bin/grep /bin/sleep /bin/head /bin/cut"
 		cp $bins "$R/bin/"; cp /usr/sbin/dmsetup "$R/sbin/"
 		for l in $(ldd /usr/sbin/dmsetup $bins | awk '/=>/ {print $3}' | sort -u); do
 			cp "$l" "$R/lib/x86_64-linux-gnu/"
