@@ -63,7 +63,9 @@ for f in "${files[@]}"; do
 	echo "blkmpath-test: start $name" >/dev/kmsg
 	dmesg_mark=$(dmesg | wc -l)
 	t0=$(date +%s)
-	timeout -k 10 "$TEST_TIMEOUT" bash "$f" >"$log" 2>&1
+	tmo=$(sed -n 's/^# TIMEOUT: //p' "$f" | head -1)
+	tmo=${tmo:-$TEST_TIMEOUT}
+	timeout -k 10 "$tmo" bash "$f" >"$log" 2>&1
 	rc=$?
 	dt=$(($(date +%s) - t0))
 	dmesg | tail -n +"$((dmesg_mark + 1))" >"$log.dmesg"
@@ -72,7 +74,7 @@ for f in "${files[@]}"; do
 		cat "$log.kproblems" >>"$log"
 		rc=1
 	fi
-	[ $rc -eq 124 ] && echo "TIMEOUT after ${TEST_TIMEOUT}s" >>"$log"
+	[ $rc -eq 124 ] && echo "TIMEOUT after ${tmo}s" >>"$log"
 	case $rc in
 	0) v=PASS; pass=$((pass + 1)) ;;
 	77) v=SKIP; skipped=$((skipped + 1)) ;;

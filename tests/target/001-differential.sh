@@ -1,6 +1,7 @@
 #!/bin/bash
 # DESCRIPTION: 57 tables with message sequences on stock and on blk-mpath: dmsetup table/status and message results byte-identical
 # REQUIRES: mod:scsi_debug mod:dm-blk-mpath mod:dm-multipath
+# TIMEOUT: 1500
 . /opt/blk-mpath/tests/lib/common.sh
 sdebug_setup add_host=4
 P=("${SD_PATHS[@]}")
