@@ -8,6 +8,8 @@
 #   selectors- the same tables (all five selectors, features, hw handler,
 #             groups) on stock dm-multipath and on blk-mpath: table and
 #             status must be byte-identical, also after fail/disable
+#   stress  - 4 readers + a writer while paths fail/reinstate, groups
+#             switch and the table is reloaded (noflush); kmemleak scan
 #   queueing- ALUA pg_init, switch/disable/enable_group, queue_if_no_path,
 #             fail_if_no_path, no-path timeout, reinstate releases I/O
 # Usage: kernel/tools/engine-smoke.sh [guest|debug] [kunit|basic|queueing]...
