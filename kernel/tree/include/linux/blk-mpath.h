@@ -247,7 +247,7 @@ struct blk_mpath *blk_mpath_create(const char *name,
 				   const struct blk_mpath_config *cfg,
 				   const struct blk_mpath_ops *ops,
 				   void *owner, char **error);
-/* Stops all work, drops every path (scsi_dh detach as stock), frees m. */
+/* Stops all work, drops every path (handlers stay attached, as stock). */
 void blk_mpath_destroy(struct blk_mpath *m);
 
 /* Adds a group at the end (pg_num = nr_pgs); argv: selector args. */
