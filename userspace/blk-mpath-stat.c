@@ -35,14 +35,32 @@ static unsigned long long kv(const char *line, const char *key)
 	return p ? strtoull(p + strlen(pat), NULL, 10) : 0;
 }
 
-static int wanted(const char *map, int argc, char **argv)
+/* The engine names its debugfs directory after the dm device ("253:0"). */
+static void dm_name(const char *devt, char *out, size_t len)
+{
+	char fn[320];
+	FILE *f;
+
+	snprintf(out, len, "%s", devt);
+	snprintf(fn, sizeof(fn), "/sys/dev/block/%s/dm/name", devt);
+	f = fopen(fn, "r");
+	if (!f)
+		return;
+	if (fgets(out, len, f))
+		out[strcspn(out, "\n")] = 0;
+	else
+		snprintf(out, len, "%s", devt);
+	fclose(f);
+}
+
+static int wanted(const char *dir, const char *name, int argc, char **argv)
 {
 	int i;
 
 	if (argc == 0)
 		return 1;
 	for (i = 0; i < argc; i++)
-		if (!strcmp(argv[i], map))
+		if (!strcmp(argv[i], dir) || !strcmp(argv[i], name))
 			return 1;
 	return 0;
 }
@@ -62,7 +80,12 @@ static int collect(struct pstat *ps, int max, int argc, char **argv)
 		char fn[512], line[1024];
 		FILE *f;
 
-		if (e->d_name[0] == '.' || !wanted(e->d_name, argc, argv))
+		char name[256];
+
+		if (e->d_name[0] == '.')
+			continue;
+		dm_name(e->d_name, name, sizeof(name));
+		if (!wanted(e->d_name, name, argc, argv))
 			continue;
 		snprintf(fn, sizeof(fn), ROOT "/%s/paths", e->d_name);
 		f = fopen(fn, "r");
@@ -71,7 +94,7 @@ static int collect(struct pstat *ps, int max, int argc, char **argv)
 		while (n < max && fgets(line, sizeof(line), f)) {
 			struct pstat *p = &ps[n];
 			memset(p, 0, sizeof(*p));
-			snprintf(p->map, sizeof(p->map), "%s", e->d_name);
+			snprintf(p->map, sizeof(p->map), "%s", name);
 			if (sscanf(line, "%31s pg %u %3s", p->path, &p->pg, p->state) != 3)
 				continue;
 			p->fail_count = kv(line, "fail_count");
