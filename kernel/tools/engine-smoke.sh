@@ -10,9 +10,14 @@
 #             status must be byte-identical, also after fail/disable
 #   stress  - 4 readers + a writer while paths fail/reinstate, groups
 #             switch and the table is reloaded (noflush); kmemleak scan
+#   alua4   - 001-differential's first blk-mpath case after the stock run:
+#             4 hosts, implicit ALUA (standby / non-optimized ports), stock
+#             alua + round-robin cases, then the round-robin case on
+#             blk-mpath; status lines ("A4:") and the blk_mpath trace
+#   alua4new- the same on blk-mpath only, stock never loaded
 #   queueing- ALUA pg_init, switch/disable/enable_group, queue_if_no_path,
 #             fail_if_no_path, no-path timeout, reinstate releases I/O
-# Usage: kernel/tools/engine-smoke.sh [guest|debug] [kunit|basic|queueing]...
+# Usage: kernel/tools/engine-smoke.sh [guest|debug] [kunit|basic|selectors|stress|queueing|alua4|alua4new]...
 # Prints the console log of each scenario; exits 1 on a KUnit failure or a
 # kernel splat.
 set -e
@@ -28,7 +33,13 @@ rc=0
 for s in "${SCEN[@]}"; do
 	R=$W/root-$s; mkdir -p "$R"/{proc,sys,dev,bin,sbin,tmp,lib64,lib/x86_64-linux-gnu}
 	cp "$W/init" "$R/init"
-	if [ "$s" = selectors ]; then
+	case $s in alua4*)
+		# the guest's 001-differential setup: one LUN behind 4 hosts,
+		# implicit ALUA with per-port states (host_no % 3)
+		echo "add_host=4 vpd_use_hostno=0 dev_size_mb=64 num_tgts=1 max_luns=1 delay=0" >"$R/sdebug.args"
+		cp "$HERE/smoke-e2e-alua4.sh" "$R/alua4.sh" ;;
+	esac
+	if [ "$s" = selectors ] || [ "${s#alua4}" != "$s" ]; then
 		gcc -static -O2 -o "$R/bin/modctl" "$HERE/smoke-modctl.c"
 		for m in dm-multipath dm-round-robin dm-queue-length dm-service-time \
 			 dm-historical-service-time dm-io-affinity; do
@@ -41,7 +52,7 @@ for s in "${SCEN[@]}"; do
 		cp "$HERE/smoke-e2e-$s.sh" "$R/e2e.sh"
 		cp "$O/drivers/scsi/scsi_debug.ko" "$O/drivers/scsi/device_handler/scsi_dh_alua.ko" \
 		   "$O/block/blk-mpath.ko" "$O/dm-target/dm-blk-mpath.ko" "$R/"
-		bins="/bin/dash /bin/dd /bin/cat /bin/ls /bin/grep /bin/sleep /bin/head /bin/cut"
+		bins="/bin/dash /bin/dd /bin/cat /bin/ls /bin/grep /bin/sleep /bin/head /bin/cut /bin/tail"
 		cp $bins "$R/bin/"; cp /usr/sbin/dmsetup "$R/sbin/"
 		for l in $(ldd /usr/sbin/dmsetup $bins | awk '/=>/ {print $3}' | sort -u); do
 			cp "$l" "$R/lib/x86_64-linux-gnu/"

@@ -29,7 +29,18 @@ int main(void)
 		load("/blk-mpath-test.ko", "");
 		goto out;
 	}
-	load("/scsi_debug.ko", "add_host=2 vpd_use_hostno=0 dev_size_mb=16");
+	/* a scenario may bring its own scsi_debug parameters */
+	char sdargs[256] = "add_host=2 vpd_use_hostno=0 dev_size_mb=16";
+	int afd = open("/sdebug.args", O_RDONLY);
+	if (afd >= 0) {
+		ssize_t n = read(afd, sdargs, sizeof(sdargs) - 1);
+		sdargs[n > 0 ? n : 0] = 0;
+		for (char *c = sdargs; *c; c++)
+			if (*c == '\n')
+				*c = 0;
+		close(afd);
+	}
+	load("/scsi_debug.ko", sdargs);
 	load("/scsi_dh_alua.ko", "");
 	/* the selectors scenario loads stock, then blk-mpath, itself */
 	if (access("/bin/modctl", X_OK) != 0) {

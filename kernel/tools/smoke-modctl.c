@@ -16,6 +16,10 @@ int main(int argc, char **argv)
 		if (fd >= 0)
 			r = syscall(SYS_finit_module, fd, argc > 3 ? argv[3] : "", 0);
 	} else if (argc == 3 && !strcmp(argv[1], "unload")) {
+		/* module names use '_' (dm-multipath is dm_multipath) */
+		for (char *c = argv[2]; *c; c++)
+			if (*c == '-')
+				*c = '_';
 		r = syscall(SYS_delete_module, argv[2], O_NONBLOCK);
 	}
 	if (r)
