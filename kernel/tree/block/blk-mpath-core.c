@@ -448,11 +448,19 @@ static int retry_same_verdict(struct blk_mpath_path *path)
 	return BLK_MPATH_END_DELAY_RETRY;
 }
 
-static void fail_path(struct blk_mpath_path *path)
+/*
+ * Stock's "Failing path <dev>" line, followed by why: the error detail of
+ * the completion (class, blk status, source, host byte, SCSI status,
+ * sense), the pg_init result, or the message.
+ */
+static __printf(2, 3) void fail_path(struct blk_mpath_path *path,
+				     const char *fmt, ...)
 {
 	struct blk_mpath *m = path->pg->m;
+	struct va_format vaf;
 	unsigned int nr_valid;
 	unsigned long flags;
+	va_list args;
 
 	spin_lock_irqsave(&m->lock, flags);
 
@@ -461,7 +469,11 @@ static void fail_path(struct blk_mpath_path *path)
 		return;
 	}
 
-	pr_warn("%s: Failing path %s.\n", m->name, path->name);
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	pr_warn("%s: Failing path %s: %pV.\n", m->name, path->name, &vaf);
+	va_end(args);
 
 	path->pg->ps.type->fail_path(&path->pg->ps, path);
 	path->is_active = false;
@@ -542,7 +554,7 @@ int blk_mpath_fail_path(struct blk_mpath *m, struct blk_mpath_path *path)
 {
 	if (!path || path->pg->m != m)
 		return -EINVAL;
-	fail_path(path);
+	fail_path(path, "fail_path message");
 	return 0;
 }
 EXPORT_SYMBOL_GPL(blk_mpath_fail_path);
@@ -664,9 +676,9 @@ static bool pg_init_limit_reached(struct blk_mpath *m)
 	return limit_reached;
 }
 
-static void pg_init_done(void *data, int errors)
+static void __pg_init_done(struct blk_mpath_path *path, int errors,
+			   const char *origin)
 {
-	struct blk_mpath_path *path = data;
 	struct blk_mpath_pg *pg = path->pg;
 	struct blk_mpath *m = pg->m;
 	bool delay_retry = false, kick = false;
@@ -684,7 +696,8 @@ static void pg_init_done(void *data, int errors)
 		pr_err("Could not failover the device: Handler scsi_dh_%s Error %d.\n",
 		       m->hw_handler_name, errors);
 		/* Fail path for now, so we do not ping pong */
-		fail_path(path);
+		fail_path(path, "pg_init: %s: scsi_dh error %d (no handler)",
+			  origin, errors);
 		break;
 	case SCSI_DH_DEV_TEMP_BUSY:
 		/*
@@ -700,13 +713,14 @@ static void pg_init_done(void *data, int errors)
 	case SCSI_DH_IMM_RETRY:
 	case SCSI_DH_RES_TEMP_UNAVAIL:
 		if (pg_init_limit_reached(m))
-			fail_path(path);
+			fail_path(path, "pg_init: %s: scsi_dh error %d, pg_init_retries %u reached",
+				  origin, errors, m->pg_init_retries);
 		errors = 0;
 		break;
 	case SCSI_DH_DEV_OFFLINED:
 	default:
 		/* As stock: fail the path, even for a device error. */
-		fail_path(path);
+		fail_path(path, "pg_init: %s: scsi_dh error %d", origin, errors);
 	}
 
 	spin_lock_irqsave(&m->lock, flags);
@@ -745,6 +759,13 @@ out:
 		mpath_kick(m);
 }
 
+static void pg_init_done(void *data, int errors)
+{
+	struct blk_mpath_path *path = data;
+
+	__pg_init_done(path, errors, "hw handler");
+}
+
 static void activate_or_offline_path(struct blk_mpath_path *path)
 {
 	struct request_queue *q = path->bdev ? bdev_get_queue(path->bdev) :
@@ -755,7 +776,7 @@ static void activate_or_offline_path(struct blk_mpath_path *path)
 	else if (path->is_active && !blk_queue_dying(q))
 		scsi_dh_activate(q, pg_init_done, path);
 	else
-		pg_init_done(path, SCSI_DH_DEV_OFFLINED);
+		__pg_init_done(path, SCSI_DH_DEV_OFFLINED, "path queue dying");
 }
 
 static void activate_path_work(struct work_struct *work)
@@ -1437,22 +1458,31 @@ static void account_completion(struct blk_mpath_path *path,
 	}
 }
 
-/**
- * blk_mpath_end_detail - verdict on a completed clone from its error detail
- * @m: the multipath
- * @ctx: per-request state filled by blk_mpath_map_rq()
- * @d: the clone's error detail
- * @io_start_ns: for the selector's end_io (stock: clone->io_start_time_ns)
- * @status: set to the status to complete the original with on DONE
- *
- * Stock multipath_end_io(), driven by blk_mpath_classify() instead of
- * blk_path_error().
- */
-enum blk_mpath_end_result blk_mpath_end_detail(struct blk_mpath *m,
-					       struct blk_mpath_rq_ctx *ctx,
-					       const struct blk_error_detail *d,
-					       u64 io_start_ns,
-					       blk_status_t *status)
+/* fail_path() for a completion: the error detail goes into the log line */
+static void fail_path_completion(struct blk_mpath_path *path,
+				 const struct blk_error_detail *d,
+				 enum blk_mpath_err_class cls, bool issued)
+{
+	char sense[12] = "none";
+
+	if (d->flags & BLK_ERR_SENSE_VALID)
+		snprintf(sense, sizeof(sense), "%x/%02x/%02x", d->sense_key,
+			 d->asc, d->ascq);
+	/* a retry_same/resource class reaches here after its retry time */
+	fail_path(path, "class=%s%s sts=%u errno=%d src=%s host=0x%02x status=0x%02x sense=%s%s",
+		  blk_mpath_err_class_name(cls),
+		  cls == BLK_MPATH_ERR_PATH ? "" : "->path",
+		  (unsigned int)d->status, blk_status_to_errno(d->status),
+		  d->source == BLK_ERR_SRC_SCSI ? "scsi" : "none",
+		  d->host_byte, d->status_byte, sense,
+		  issued ? "" : " not_issued(the path queue refused the clone)");
+}
+
+static enum blk_mpath_end_result end_detail(struct blk_mpath *m,
+					    struct blk_mpath_rq_ctx *ctx,
+					    const struct blk_error_detail *d,
+					    u64 io_start_ns,
+					    blk_status_t *status, bool issued)
 {
 	struct blk_mpath_path *path = ctx->path;
 	enum blk_mpath_err_class cls = blk_mpath_classify(d);
@@ -1489,7 +1519,7 @@ path_error:
 		 */
 		r = BLK_MPATH_END_RETRY;
 		if (path)
-			fail_path(path);
+			fail_path_completion(path, d, cls, issued);
 
 		if (!atomic_read(&m->nr_valid_paths) && !must_push_back_rq(m)) {
 			if (d->status == BLK_STS_IOERR)
@@ -1515,6 +1545,26 @@ path_error:
 
 	return r;
 }
+
+/**
+ * blk_mpath_end_detail - verdict on a completed clone from its error detail
+ * @m: the multipath
+ * @ctx: per-request state filled by blk_mpath_map_rq()
+ * @d: the clone's error detail
+ * @io_start_ns: for the selector's end_io (stock: clone->io_start_time_ns)
+ * @status: set to the status to complete the original with on DONE
+ *
+ * Stock multipath_end_io(), driven by blk_mpath_classify() instead of
+ * blk_path_error().
+ */
+enum blk_mpath_end_result blk_mpath_end_detail(struct blk_mpath *m,
+					       struct blk_mpath_rq_ctx *ctx,
+					       const struct blk_error_detail *d,
+					       u64 io_start_ns,
+					       blk_status_t *status)
+{
+	return end_detail(m, ctx, d, io_start_ns, status, true);
+}
 EXPORT_SYMBOL_GPL(blk_mpath_end_detail);
 
 /**
@@ -1532,20 +1582,22 @@ enum blk_mpath_end_result blk_mpath_end_rq(struct blk_mpath *m,
 					   blk_status_t *status)
 {
 	struct blk_error_detail d;
+	bool issued = blk_mq_rq_state(clone) != MQ_RQ_IDLE;
 
 	/*
 	 * A clone that never reached its driver (dm-rq: the insert failed
-	 * before ->queue_rq() started it) has no detail of its own: the
+	 * before ->queue_rq() started it, e.g. refused by the scsi_dh
+	 * prep_fn of a standby ALUA port) has no detail of its own: the
 	 * driver data of its tag may be stale.
 	 */
-	if (unlikely(blk_mq_rq_state(clone) == MQ_RQ_IDLE)) {
+	if (unlikely(!issued)) {
 		memset(&d, 0, sizeof(d));
 		d.status = error;
 	} else {
 		blk_rq_error_detail(clone, error, &d);
 	}
-	return blk_mpath_end_detail(m, ctx, &d, clone->io_start_time_ns,
-				    status);
+	return end_detail(m, ctx, &d, clone->io_start_time_ns, status,
+			  issued);
 }
 EXPORT_SYMBOL_GPL(blk_mpath_end_rq);
 
