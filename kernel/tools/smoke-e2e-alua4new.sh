@@ -1,0 +1,2 @@
+NOSTOCK=1
+. /alua4.sh
