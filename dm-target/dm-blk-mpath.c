@@ -21,7 +21,9 @@
 #include <linux/device-mapper.h>
 #include <linux/blk-mpath.h>
 #include <linux/blkdev.h>
+#include <linux/minmax.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -33,6 +35,10 @@
 
 static unsigned long queue_if_no_path_timeout_secs;
 
+/* Every constructed target, so that the module parameter reaches them. */
+static DEFINE_MUTEX(bm_targets_lock);
+static LIST_HEAD(bm_targets);
+
 /* One reference on a path device, in table order (a device may repeat). */
 struct bm_dev {
 	struct list_head list;
@@ -41,6 +47,7 @@ struct bm_dev {
 
 /* Target context. */
 struct bm_target {
+	struct list_head list;		/* in bm_targets */
 	struct dm_target *ti;
 	struct blk_mpath *m;
 	struct mutex work_mutex;	/* messages vs. postsuspend, as stock */
@@ -112,6 +119,41 @@ static const struct blk_mpath_ops bm_ops = {
 	.state_changed = bm_state_changed,
 	.kick = bm_kick,
 	.noflush_suspending = bm_noflush_suspending,
+};
+
+/*
+ *---------------------------------------------------------------
+ * queue_if_no_path_timeout_secs: as stock, a change applies to every map
+ * the next time its no-path timer is armed.
+ *---------------------------------------------------------------
+ */
+static unsigned int bm_nopath_timeout(void)
+{
+	return min_t(unsigned long, READ_ONCE(queue_if_no_path_timeout_secs),
+		     UINT_MAX);
+}
+
+static int bm_set_nopath_timeout(const char *val,
+				 const struct kernel_param *kp)
+{
+	struct bm_target *bt;
+	int r;
+
+	r = param_set_ulong(val, kp);
+	if (r)
+		return r;
+
+	mutex_lock(&bm_targets_lock);
+	list_for_each_entry(bt, &bm_targets, list)
+		WRITE_ONCE(bt->m->no_path_timeout_secs, bm_nopath_timeout());
+	mutex_unlock(&bm_targets_lock);
+
+	return 0;
+}
+
+static const struct kernel_param_ops bm_nopath_timeout_ops = {
+	.set = bm_set_nopath_timeout,
+	.get = param_get_ulong,
 };
 
 /*
@@ -474,7 +516,7 @@ static int multipath_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 
 	cfg.hw_handler_name = hw_handler_name;
 	cfg.hw_handler_params = hw_handler_params;
-	cfg.no_path_timeout_secs = READ_ONCE(queue_if_no_path_timeout_secs);
+	cfg.no_path_timeout_secs = bm_nopath_timeout();
 	/*
 	 * Stock accepts an initial group number beyond the last group and
 	 * then simply has no initial group.
@@ -516,6 +558,12 @@ static int multipath_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	kfree(hw_handler_name);
 	kfree(hw_handler_params);
 
+	mutex_lock(&bm_targets_lock);
+	list_add_tail(&bt->list, &bm_targets);
+	/* the parameter may have changed since blk_mpath_create() */
+	WRITE_ONCE(bt->m->no_path_timeout_secs, bm_nopath_timeout());
+	mutex_unlock(&bm_targets_lock);
+
 	ti->num_flush_bios = 1;
 	ti->num_discard_bios = 1;
 	ti->num_write_zeroes_bios = 1;
@@ -533,7 +581,13 @@ static int multipath_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 
 static void multipath_dtr(struct dm_target *ti)
 {
-	bm_free(ti->private);
+	struct bm_target *bt = ti->private;
+
+	mutex_lock(&bm_targets_lock);
+	list_del(&bt->list);
+	mutex_unlock(&bm_targets_lock);
+
+	bm_free(bt);
 }
 
 /*
@@ -1004,8 +1058,8 @@ static void __exit dm_blk_mpath_exit(void)
 module_init(dm_blk_mpath_init);
 module_exit(dm_blk_mpath_exit);
 
-module_param_named(queue_if_no_path_timeout_secs,
-		   queue_if_no_path_timeout_secs, ulong, 0644);
+module_param_cb(queue_if_no_path_timeout_secs, &bm_nopath_timeout_ops,
+		&queue_if_no_path_timeout_secs, 0644);
 MODULE_PARM_DESC(queue_if_no_path_timeout_secs, "No available paths queue IO timeout in seconds");
 
 MODULE_DESCRIPTION(DM_NAME " multipath target on the blk-mpath engine");
