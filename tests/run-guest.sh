@@ -88,6 +88,22 @@ for f in "${files[@]}"; do
 	fi
 	test_cleanup >>"$RES/cleanup.log" 2>&1
 done
+# Debug kernel: a kmemleak scan after all scenarios; leaks whose backtrace
+# goes through blk-mpath or the multipath target fail the run.
+if [ -w /sys/kernel/debug/kmemleak ] && [ ${#files[@]} -gt 0 ]; then
+	echo scan >/sys/kernel/debug/kmemleak; sleep 5; echo scan >/sys/kernel/debug/kmemleak
+	cat /sys/kernel/debug/kmemleak >"$RES/kmemleak.txt"
+	total=$(grep -c '^unreferenced object' "$RES/kmemleak.txt")
+	ours=$(grep -cE "blk_mpath|dm_blk_mpath|multipath_" "$RES/kmemleak.txt")
+	if [ "$ours" -gt 0 ]; then
+		echo "FAIL debug/kmemleak - kmemleak: $total unreferenced objects, $ours backtrace lines in blk-mpath/multipath" | tee -a "$RES/verdicts"
+		grep -B12 -A2 -E 'blk_mpath|dm_blk_mpath|multipath_' "$RES/kmemleak.txt" | head -60 | sed 's/^/    | /'
+		fail=$((fail + 1))
+	else
+		echo "PASS debug/kmemleak - kmemleak scan: $total unreferenced objects, none through blk-mpath or the multipath target" | tee -a "$RES/verdicts"
+		pass=$((pass + 1))
+	fi
+fi
 dmesg >"$RES/dmesg.txt"
 summary="$pass passed, $fail failed, $skipped skipped"
 echo "$summary" >"$RES/summary"
