@@ -43,7 +43,7 @@ if [ "$qrc" -eq 124 ] || [ "$qrc" -eq 137 ]; then
 	log "FAILURE: guest timed out after ${TIMEOUT}s (hang); console tail:"
 	tail -60 "$W/console.log" >&2; verdict=1
 fi
-if grep -aE '^\[ *[0-9]+\.[0-9]+\]' "$W/console.log" | grep -aE 'Oops|BUG:|Kernel panic|WARNING:|KASAN|UBSAN|possible circular locking|possible recursive locking|general protection fault|kmemleak: [0-9]+ new suspected|INFO: task .* blocked for more|Call Trace' >"$W/kernel-problems.txt"; then
+if grep -aE '^\[ *[0-9]+\.[0-9]+\]' "$W/console.log" | grep -aE 'Oops|BUG:|Kernel panic|WARNING:|KASAN|UBSAN|possible circular locking|possible recursive locking|general protection fault|INFO: task .* blocked for more|Call Trace' >"$W/kernel-problems.txt"; then
 	log "FAILURE: kernel oops/warning/panic on the guest console:"
 	cat "$W/kernel-problems.txt" >&2
 	log "console tail:"; tail -80 "$W/console.log" >&2; verdict=1

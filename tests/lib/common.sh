@@ -32,7 +32,7 @@ expect_match() { # actual regex what
 
 # kernel_problems < dmesg-text : prints and succeeds if the kernel complained
 kernel_problems() {
-	grep -E 'Oops|BUG:|Kernel panic|WARNING:|KASAN|UBSAN|possible circular locking|possible recursive locking|general protection fault|kmemleak: [0-9]+ new suspected|INFO: task .* blocked for more|Call Trace|list_add corruption|list_del corruption'
+	grep -E 'Oops|BUG:|Kernel panic|WARNING:|KASAN|UBSAN|possible circular locking|possible recursive locking|general protection fault|INFO: task .* blocked for more|Call Trace|list_add corruption|list_del corruption'
 }
 
 # requires_missing FILE : why the scenario cannot run here (empty: it can)
