@@ -1060,6 +1060,7 @@ module_exit(dm_blk_mpath_exit);
 
 module_param_cb(queue_if_no_path_timeout_secs, &bm_nopath_timeout_ops,
 		&queue_if_no_path_timeout_secs, 0644);
+__MODULE_PARM_TYPE(queue_if_no_path_timeout_secs, "ulong");
 MODULE_PARM_DESC(queue_if_no_path_timeout_secs, "No available paths queue IO timeout in seconds");
 
 MODULE_DESCRIPTION(DM_NAME " multipath target on the blk-mpath engine");
