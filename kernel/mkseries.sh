@@ -91,3 +91,38 @@ MSG
 rm -rf "$OUTDIR"; mkdir -p "$OUTDIR"
 git format-patch -q -o "$OUTDIR" "$base"
 ls "$OUTDIR"
+
+# CHECK=1: compile every stage on its own (the series applied up to and
+# including patch N), in a scratch tree with the guest config: block/ and
+# drivers/scsi/scsi_lib.o, warnings are errors for the new files.
+[ "${CHECK:-0}" = 1 ] || exit 0
+OUTG=$(ls -d "$CACHE/linux-$SRCVER"/out-guest-* 2>/dev/null | head -1)
+[ -e "$OUTG/.config" ] || die "CHECK=1 needs a guest kernel build (make kernel)"
+CT=$CACHE/series-check/src CO=$CACHE/series-check/out
+if [ ! -e "$CT/.linked" ]; then
+	rm -rf "$CT"; mkdir -p "$(dirname "$CT")"
+	cp -al "$PRISTINE" "$CT" && touch "$CT/.linked" || die "cannot make the scratch tree"
+fi
+mkdir -p "$CO"
+mapfile -t stages < <(git rev-list --reverse "$base..HEAD")
+n=0
+for c in "${stages[@]}"; do
+	n=$((n + 1))
+	git checkout -q "$c"
+	# restore every file the series touches, then lay this stage over it
+	for f in $(git diff --name-only "$base" "${stages[-1]}"); do
+		if [ -e "$f" ]; then cp --remove-destination "$f" "$CT/$f"
+		elif [ -e "$PRISTINE/$f" ]; then cp --remove-destination "$PRISTINE/$f" "$CT/$f"
+		else rm -f "$CT/$f"; fi
+	done
+	cp "$OUTG/.config" "$CO/.config"
+	make -s -C "$CT" O="$CO" olddefconfig >/dev/null 2>&1 || die "stage $n: olddefconfig failed"
+	log "series check: patch $n/${#stages[@]}: $(git log -1 --format=%s)"
+	if ! make -C "$CT" O="$CO" -j"$JOBS" block/ drivers/scsi/scsi_lib.o >"$CO/stage$n.log" 2>&1; then
+		tail -30 "$CO/stage$n.log" >&2; die "patch $n does not build on its own"
+	fi
+	if grep -E 'blk-mpath|blk_mpath|blk-mq\.h|scsi_lib\.c' "$CO/stage$n.log" | grep -q 'warning:'; then
+		grep -B2 -A4 'warning:' "$CO/stage$n.log" >&2; die "patch $n builds with warnings"
+	fi
+	echo "patch $n/${#stages[@]} builds: $(git log -1 --format=%s)"
+done
