@@ -5,7 +5,7 @@
 engine_load
 mapfile -t P < <(lun_paths)
 [ ${#P[@]} -eq 2 ] || fail "expected 2 LUN paths, found ${#P[@]}"
-A=$(mm "${P[0]}") B=$(mm "${P[1]}") N=$(sectors "/dev/${P[0]}")
+path_vars "${P[@]}"
 dm_create mp1 "0 $N multipath 0 0 1 1 round-robin 0 2 1 $A 1 $B 1" || fail "create"
 expect_eq "$(dm_table mp1)" "0 0 1 1 round-robin 0 2 1 $A 1 $B 1 " "table"
 expect_eq "$(dm_status mp1)" "2 0 0 0 1 1 A 0 2 0 $A A 0 $B A 0 " "status"

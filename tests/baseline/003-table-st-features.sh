@@ -4,7 +4,7 @@
 . /opt/blk-mpath/tests/lib/common.sh
 engine_load
 sdebug_setup
-A=$(mm "${SD_PATHS[0]}") B=$(mm "${SD_PATHS[1]}") N=$(sectors "/dev/${SD_PATHS[0]}")
+path_vars "${SD_PATHS[@]}"
 dm_create mps "0 $N multipath 5 queue_if_no_path pg_init_retries 5 queue_mode mq 0 1 1 service-time 0 2 2 $A 1 4 $B 1 1" || fail "create"
 dd if=/dev/mapper/mps of=/dev/null bs=4k count=16 iflag=direct status=none || fail "read"
 settle

@@ -4,7 +4,7 @@
 . /opt/blk-mpath/tests/lib/common.sh
 engine_load
 sdebug_setup
-A=$(mm "${SD_PATHS[0]}") B=$(mm "${SD_PATHS[1]}") N=$(sectors "/dev/${SD_PATHS[0]}")
+path_vars "${SD_PATHS[@]}"
 dm_create mph "0 $N multipath 0 0 1 1 historical-service-time 0 2 1 $A 1 $B 1" || fail "create hst"
 dd if=/dev/mapper/mph of=/dev/null bs=4k count=16 iflag=direct status=none || fail "read hst"
 # hst echoes its group arguments (count, base weight, threshold) and a per-path value

@@ -4,7 +4,7 @@
 . /opt/blk-mpath/tests/lib/common.sh
 engine_load
 sdebug_setup
-A=$(mm "${SD_PATHS[0]}") B=$(mm "${SD_PATHS[1]}") N=$(sectors "/dev/${SD_PATHS[0]}")
+path_vars "${SD_PATHS[@]}"
 dm_create mpm "0 $N multipath 0 0 1 1 round-robin 0 2 1 $A 1 $B 1" || fail "create"
 dd if=/dev/mapper/mpm of=/dev/null bs=4k count=16 iflag=direct status=none || fail "read"
 ev=$(dm_events mpm)

@@ -4,7 +4,7 @@
 . /opt/blk-mpath/tests/lib/common.sh
 engine_load
 sdebug_setup
-A=$(mm "${SD_PATHS[0]}") B=$(mm "${SD_PATHS[1]}") N=$(sectors "/dev/${SD_PATHS[0]}")
+path_vars "${SD_PATHS[@]}"
 dm_create mpw "0 $N multipath 0 0 2 1 round-robin 0 1 1 $A 1 round-robin 0 1 1 $B 1" || fail "create"
 dd if=/dev/mapper/mpw of=/dev/null bs=4k count=16 iflag=direct status=none || fail "read"
 expect_eq "$(dm_status mpw)" "2 0 0 0 2 1 A 0 1 0 $A A 0 E 0 1 0 $B A 0 " "pg 1 active"

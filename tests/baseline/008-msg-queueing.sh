@@ -4,7 +4,7 @@
 . /opt/blk-mpath/tests/lib/common.sh
 engine_load
 sdebug_setup
-A=$(mm "${SD_PATHS[0]}") B=$(mm "${SD_PATHS[1]}") N=$(sectors "/dev/${SD_PATHS[0]}")
+path_vars "${SD_PATHS[@]}"
 dm_create mpqq "0 $N multipath 0 0 1 1 round-robin 0 2 1 $A 1 $B 1" || fail "create"
 expect_eq "$(dm_table mpqq)" "0 0 1 1 round-robin 0 2 1 $A 1 $B 1 " "no features"
 run dmsetup message mpqq 0 queue_if_no_path || fail "queue_if_no_path"

@@ -4,7 +4,7 @@
 . /opt/blk-mpath/tests/lib/common.sh
 engine_load
 mapfile -t P < <(lun_paths)
-A=$(mm "${P[0]}") B=$(mm "${P[1]}") N=$(sectors "/dev/${P[0]}")
+path_vars "${P[@]}"
 dm_create mpnq "0 $N multipath 1 queue_if_no_path 0 1 1 round-robin 0 2 1 $A 1 $B 1" || fail "create"
 dd if=/dev/mapper/mpnq of=/dev/null bs=4k count=16 iflag=direct status=none || fail "read"
 run path_state "${P[0]}" offline

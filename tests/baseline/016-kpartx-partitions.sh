@@ -4,7 +4,7 @@
 . /opt/blk-mpath/tests/lib/common.sh
 engine_load
 mapfile -t P < <(lun_paths)
-A=$(mm "${P[0]}") B=$(mm "${P[1]}") N=$(sectors "/dev/${P[0]}")
+path_vars "${P[@]}"
 dm_create mpk "0 $N multipath 0 0 1 1 round-robin 0 2 1 $A 1 $B 1" || fail "create"
 echo ',64M,L' | sfdisk -q /dev/mapper/mpk >/dev/null || fail "sfdisk"
 run kpartx -a -p p /dev/mapper/mpk || fail "kpartx -a"

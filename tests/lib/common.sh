@@ -177,3 +177,7 @@ test_cleanup() {
 dm_path_states() {
 	dm_status "$1" | grep -oE '[0-9]+:[0-9]+ [AF] ' | awk '{printf "%s", $2}'
 }
+
+# path_vars DEV1 DEV2 ... : A and B = MAJ:MIN of the first two paths,
+# N = size of the first in sectors (the usual table ingredients)
+path_vars() { A=$(mm "$1"); B=$(mm "$2"); N=$(sectors "/dev/$1"); }

@@ -4,7 +4,7 @@
 . /opt/blk-mpath/tests/lib/common.sh
 engine_load
 mapfile -t P < <(lun_paths)
-A=$(mm "${P[0]}") B=$(mm "${P[1]}") N=$(sectors "/dev/${P[0]}")
+path_vars "${P[@]}"
 dm_create mpc "0 $N multipath 0 0 1 1 round-robin 0 2 1 $A 1 $B 1" || fail "create"
 fio --name=cyc --filename=/dev/mapper/mpc --rw=randwrite --bs=4k --size=64M --ioengine=libaio --iodepth=16 \
 	--direct=1 --verify=crc32c --verify_backlog=256 --verify_fatal=1 --time_based --runtime=600 \

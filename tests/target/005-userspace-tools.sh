@@ -4,7 +4,7 @@
 . /opt/blk-mpath/tests/lib/common.sh
 engine_load
 sdebug_setup
-A=$(mm "${SD_PATHS[0]}") B=$(mm "${SD_PATHS[1]}") N=$(sectors "/dev/${SD_PATHS[0]}")
+path_vars "${SD_PATHS[@]}"
 dm_create mpu "0 $N multipath 1 queue_if_no_path 0 1 1 round-robin 0 2 1 $A 1 $B 1" || fail "create"
 dd if=/dev/mapper/mpu of=/dev/null bs=4k count=200 iflag=direct status=none || fail "read"
 run blk-mpath-stat mpu | tee /tmp/st1 || fail "blk-mpath-stat"
