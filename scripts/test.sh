@@ -36,6 +36,12 @@ for e in "${engines[@]}"; do
 		F=$((F + 1))
 	fi
 	grep -E '^(PASS|FAIL|SKIP) ' "$W/results/verdicts" 2>/dev/null | sed "s/^/[$e] /"
+	# show why each failed scenario failed, so a CI log alone explains a red run
+	grep -E '^FAIL ' "$W/results/verdicts" 2>/dev/null | awk '{print $2}' | while read -r t; do
+		[ -f "$W/results/$t.log" ] || continue
+		echo "[$e] --- last lines of $t.log ---"
+		tail -30 "$W/results/$t.log" | sed "s/^/[$e]   | /"
+	done
 	lines+=("$e: ${s:-guest run failed (see $W/console.log)}")
 	mkdir -p "$TOP/results"; rm -rf "$TOP/results/$KVARIANT-$e"
 	cp -r "$W/results" "$TOP/results/$KVARIANT-$e" 2>/dev/null; cp "$W/console.log" "$TOP/results/$KVARIANT-$e/" 2>/dev/null
