@@ -1019,8 +1019,15 @@ static int multipath_busy(struct dm_target *ti)
 static struct target_type multipath_target = {
 	.name = "multipath",
 	.version = {1, 14, 0},
+	/*
+	 * DM_TARGET_NOWAIT: nothing on the map path sleeps (the clone is
+	 * allocated with BLK_MQ_REQ_NOWAIT, no path or a busy path requeues,
+	 * pg_init runs from a workqueue), so the map advertises REQ_NOWAIT
+	 * when every path does and io_uring submits inline instead of
+	 * handing each I/O to an io-wq worker.  Stock multipath lacks it.
+	 */
 	.features = DM_TARGET_SINGLETON | DM_TARGET_IMMUTABLE |
-		    DM_TARGET_PASSES_INTEGRITY,
+		    DM_TARGET_PASSES_INTEGRITY | DM_TARGET_NOWAIT,
 	.module = THIS_MODULE,
 	.ctr = multipath_ctr,
 	.dtr = multipath_dtr,

@@ -24,6 +24,7 @@
 #include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
@@ -1065,6 +1066,12 @@ struct blk_mpath_path *blk_mpath_add_path(struct blk_mpath_pg *pg,
 		*error = "couldn't allocate path";
 		return ERR_PTR(-ENOMEM);
 	}
+	path->stats = alloc_percpu(struct blk_mpath_path_stats);
+	if (!path->stats) {
+		kfree(path);
+		*error = "couldn't allocate path";
+		return ERR_PTR(-ENOMEM);
+	}
 	path->pg = pg;
 	path->bdev = bdev;
 	path->is_active = true;
@@ -1099,14 +1106,58 @@ struct blk_mpath_path *blk_mpath_add_path(struct blk_mpath_pg *pg,
 	return path;
 
 bad:
+	free_percpu(path->stats);
 	kfree(path);
 	return ERR_PTR(r);
 }
 EXPORT_SYMBOL_GPL(blk_mpath_add_path);
 
+/**
+ * blk_mpath_path_counters - read one path's counters
+ * @path: the path
+ * @c: filled with the sums over all CPUs
+ */
+void blk_mpath_path_counters(struct blk_mpath_path *path,
+			     struct blk_mpath_path_counters *c)
+{
+	int cpu;
+
+	memset(c, 0, sizeof(*c));
+	for_each_possible_cpu(cpu) {
+		struct blk_mpath_path_stats *st = per_cpu_ptr(path->stats, cpu);
+		struct blk_mpath_path_counters t;
+		unsigned int start;
+
+		do {
+			start = u64_stats_fetch_begin(&st->syncp);
+			t.ios = u64_stats_read(&st->ios);
+			t.bytes = u64_stats_read(&st->bytes);
+			t.errors_path = u64_stats_read(&st->errors_path);
+			t.errors_target = u64_stats_read(&st->errors_target);
+			t.errors_retry = u64_stats_read(&st->errors_retry);
+			t.errors_other = u64_stats_read(&st->errors_other);
+			t.errors_reservation =
+				u64_stats_read(&st->errors_reservation);
+			t.errors_resource = u64_stats_read(&st->errors_resource);
+			t.latency_ns = u64_stats_read(&st->latency_ns);
+		} while (u64_stats_fetch_retry(&st->syncp, start));
+		c->ios += t.ios;
+		c->bytes += t.bytes;
+		c->errors_path += t.errors_path;
+		c->errors_target += t.errors_target;
+		c->errors_retry += t.errors_retry;
+		c->errors_other += t.errors_other;
+		c->errors_reservation += t.errors_reservation;
+		c->errors_resource += t.errors_resource;
+		c->latency_ns += t.latency_ns;
+	}
+}
+EXPORT_SYMBOL_GPL(blk_mpath_path_counters);
+
 static int paths_show(struct seq_file *s, void *unused)
 {
 	struct blk_mpath *m = s->private;
+	struct blk_mpath_path_counters c;
 	struct blk_mpath_path *p;
 	struct blk_mpath_pg *pg;
 	unsigned long flags;
@@ -1114,21 +1165,15 @@ static int paths_show(struct seq_file *s, void *unused)
 	spin_lock_irqsave(&m->lock, flags);
 	list_for_each_entry(pg, &m->pgs, list) {
 		list_for_each_entry(p, &pg->paths, list) {
-			struct blk_mpath_path_stats *st = &p->stats;
-			u64 ios = atomic64_read(&st->ios);
-			u64 lat = atomic64_read(&st->latency_ns);
-
+			blk_mpath_path_counters(p, &c);
 			seq_printf(s, "%s pg %u %s fail_count %u ios %llu bytes %llu err_path %llu err_target %llu err_reservation %llu err_retry %llu err_resource %llu err_other %llu lat_mean_ns %llu\n",
 				   p->name, pg->pg_num,
 				   p->is_active ? "A" : "F", p->fail_count,
-				   ios, (u64)atomic64_read(&st->bytes),
-				   (u64)atomic64_read(&st->errors_path),
-				   (u64)atomic64_read(&st->errors_target),
-				   (u64)atomic64_read(&st->errors_reservation),
-				   (u64)atomic64_read(&st->errors_retry),
-				   (u64)atomic64_read(&st->errors_resource),
-				   (u64)atomic64_read(&st->errors_other),
-				   ios ? div64_u64(lat, ios) : 0);
+				   c.ios, c.bytes, c.errors_path,
+				   c.errors_target, c.errors_reservation,
+				   c.errors_retry, c.errors_resource,
+				   c.errors_other,
+				   c.ios ? div64_u64(c.latency_ns, c.ios) : 0);
 		}
 	}
 	spin_unlock_irqrestore(&m->lock, flags);
@@ -1265,6 +1310,7 @@ void blk_mpath_destroy(struct blk_mpath *m)
 		}
 		list_for_each_entry_safe(path, ptmp, &pg->paths, list) {
 			list_del(&path->list);
+			free_percpu(path->stats);
 			kfree(path);
 		}
 		kfree(pg);
@@ -1429,33 +1475,38 @@ static void account_completion(struct blk_mpath_path *path,
 			       struct blk_mpath_rq_ctx *ctx,
 			       enum blk_mpath_err_class cls, u64 lat)
 {
-	struct blk_mpath_path_stats *st = &path->stats;
+	struct blk_mpath_path_stats *st = get_cpu_ptr(path->stats);
+	unsigned long flags;
 
-	atomic64_inc(&st->ios);
-	atomic64_add(lat, &st->latency_ns);
+	/* completions run in process, softirq and hardirq context */
+	flags = u64_stats_update_begin_irqsave(&st->syncp);
+	u64_stats_inc(&st->ios);
+	u64_stats_add(&st->latency_ns, lat);
 	switch (cls) {
 	case BLK_MPATH_ERR_NONE:
-		atomic64_add(ctx->nr_bytes, &st->bytes);
+		u64_stats_add(&st->bytes, ctx->nr_bytes);
 		break;
 	case BLK_MPATH_ERR_PATH:
-		atomic64_inc(&st->errors_path);
+		u64_stats_inc(&st->errors_path);
 		break;
 	case BLK_MPATH_ERR_TARGET:
-		atomic64_inc(&st->errors_target);
+		u64_stats_inc(&st->errors_target);
 		break;
 	case BLK_MPATH_ERR_RETRY_SAME:
-		atomic64_inc(&st->errors_retry);
+		u64_stats_inc(&st->errors_retry);
 		break;
 	case BLK_MPATH_ERR_RESERVATION:
-		atomic64_inc(&st->errors_reservation);
+		u64_stats_inc(&st->errors_reservation);
 		break;
 	case BLK_MPATH_ERR_RESOURCE:
-		atomic64_inc(&st->errors_resource);
+		u64_stats_inc(&st->errors_resource);
 		break;
 	default:
-		atomic64_inc(&st->errors_other);
+		u64_stats_inc(&st->errors_other);
 		break;
 	}
+	u64_stats_update_end_irqrestore(&st->syncp, flags);
+	put_cpu_ptr(path->stats);
 }
 
 /* fail_path() for a completion: the error detail goes into the log line */

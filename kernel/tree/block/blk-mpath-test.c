@@ -57,6 +57,15 @@ static const struct blk_mpath_ops t_ops = {
 	.kick		= t_kick,
 };
 
+/* one path's counters, summed over CPUs */
+static struct blk_mpath_path_counters ctrs(struct blk_mpath_path *p)
+{
+	struct blk_mpath_path_counters c;
+
+	blk_mpath_path_counters(p, &c);
+	return c;
+}
+
 struct tmp {
 	struct blk_mpath *m;
 	struct blk_mpath_pg *pg[MAX_PGS];
@@ -822,8 +831,8 @@ static void end_verdicts(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, end_on(t, p[0], &d, &st), BLK_MPATH_END_DONE);
 	KUNIT_EXPECT_EQ(test, blk_status_to_errno(st),
 			blk_status_to_errno(BLK_STS_OK));
-	KUNIT_EXPECT_EQ(test, atomic64_read(&p[0]->stats.ios), 1);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&p[0]->stats.bytes), 4096);
+	KUNIT_EXPECT_EQ(test, ctrs(p[0]).ios, 1);
+	KUNIT_EXPECT_EQ(test, ctrs(p[0]).bytes, 4096);
 
 	/* target error: returned, path stays */
 	d = scsi_detail(BLK_STS_MEDIUM, DID_OK, SAM_STAT_CHECK_CONDITION,
@@ -832,7 +841,7 @@ static void end_verdicts(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, blk_status_to_errno(st),
 			blk_status_to_errno(BLK_STS_MEDIUM));
 	KUNIT_EXPECT_TRUE(test, p[0]->is_active);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&p[0]->stats.errors_target), 1);
+	KUNIT_EXPECT_EQ(test, ctrs(p[0]).errors_target, 1);
 
 	/* reservation conflict: returned, path stays */
 	d = scsi_detail(BLK_STS_NEXUS, DID_OK, SAM_STAT_RESERVATION_CONFLICT,
@@ -841,7 +850,7 @@ static void end_verdicts(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, blk_status_to_errno(st),
 			blk_status_to_errno(BLK_STS_NEXUS));
 	KUNIT_EXPECT_TRUE(test, p[0]->is_active);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&p[0]->stats.errors_reservation),
+	KUNIT_EXPECT_EQ(test, ctrs(p[0]).errors_reservation,
 			1);
 
 	/* resource: delayed retry, path stays */
@@ -870,7 +879,7 @@ static void end_verdicts(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, end_on(t, p[0], &d, &st),
 				BLK_MPATH_END_DELAY_RETRY);
 	KUNIT_EXPECT_TRUE(test, p[0]->is_active);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&p[0]->stats.errors_retry), 203);
+	KUNIT_EXPECT_EQ(test, ctrs(p[0]).errors_retry, 203);
 	/* ... but a condition that lasts too long does */
 	WRITE_ONCE(p[0]->retry_same_since,
 		   (jiffies - msecs_to_jiffies(BLK_MPATH_RETRY_SAME_TIMEOUT_MS)
@@ -885,7 +894,7 @@ static void end_verdicts(struct kunit *test)
 			SAM_STAT_GOOD, -1, 0, 0);
 	KUNIT_EXPECT_EQ(test, end_on(t, p[0], &d, &st), BLK_MPATH_END_RETRY);
 	KUNIT_EXPECT_FALSE(test, p[0]->is_active);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&p[0]->stats.errors_path), 1);
+	KUNIT_EXPECT_EQ(test, ctrs(p[0]).errors_path, 1);
 
 	/* last path fails, no queueing: the original error is returned */
 	d = scsi_detail(BLK_STS_IOERR, DID_NO_CONNECT, SAM_STAT_GOOD, -1, 0, 0);
@@ -900,7 +909,7 @@ static void end_verdicts(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, end_on(t, p[1], &d, &st), BLK_MPATH_END_RETRY);
 
 	/* selector accounting was undone for every completion */
-	KUNIT_EXPECT_EQ(test, atomic64_read(&p[1]->stats.ios), 2);
+	KUNIT_EXPECT_EQ(test, ctrs(p[1]).ios, 2);
 	teardown(t);
 }
 
@@ -1069,7 +1078,7 @@ static void map_end_release(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, blk_status_to_errno(fake_final),
 			blk_status_to_errno(BLK_STS_IOERR));
 	KUNIT_EXPECT_TRUE(test, p1->is_active);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&p1->stats.errors_target), 1);
+	KUNIT_EXPECT_EQ(test, ctrs(p1).errors_target, 1);
 	KUNIT_EXPECT_STREQ(test, ps_status(pg, p1, BLK_MPATH_STATUS_INFO, buf,
 					   sizeof(buf)), "0 ");
 	blk_mpath_release_clone(clone[1], NULL);
@@ -1100,7 +1109,7 @@ static void map_end_release(struct kunit *test)
 	/* success */
 	if (!p0->is_active)
 		blk_mpath_reinstate_path(m, p0);
-	ios = atomic64_read(&p0->stats.ios);
+	ios = ctrs(p0).ios;
 	KUNIT_EXPECT_EQ(test, blk_mpath_map_rq(m, rq[2], &clone[2], &ctx[2]),
 			BLK_MPATH_MAP_REMAPPED);
 	KUNIT_EXPECT_PTR_EQ(test, ctx[2].path, p0);
@@ -1109,7 +1118,7 @@ static void map_end_release(struct kunit *test)
 			BLK_MPATH_END_DONE);
 	KUNIT_EXPECT_EQ(test, blk_status_to_errno(fake_final),
 			blk_status_to_errno(BLK_STS_OK));
-	KUNIT_EXPECT_EQ(test, atomic64_read(&p0->stats.ios), ios + 1);
+	KUNIT_EXPECT_EQ(test, ctrs(p0).ios, ios + 1);
 	blk_mpath_release_clone(clone[2], NULL);
 
 	if (!p1->is_active)

@@ -25,6 +25,7 @@
 #include <linux/spinlock.h>
 #include <linux/atomic.h>
 #include <linux/workqueue.h>
+#include <linux/u64_stats_sync.h>
 #include <linux/blk_types.h>
 
 struct request;
@@ -87,17 +88,34 @@ void blk_mpath_selector_put(const struct blk_mpath_selector_type *type);
 
 /* ---- objects ------------------------------------------------------------- */
 
-/* Per-path counters, exported in debugfs (blk_mpath/<name>/paths). */
+/*
+ * Per-path counters, exported in debugfs (blk_mpath/<name>/paths).  Per
+ * CPU so that completions on different CPUs never share a cache line.
+ */
 struct blk_mpath_path_stats {
-	atomic64_t ios;
-	atomic64_t bytes;
-	atomic64_t errors_path;		/* failed the path */
-	atomic64_t errors_target;	/* returned to the caller */
-	atomic64_t errors_retry;	/* retried on the same path */
-	atomic64_t errors_other;
-	atomic64_t errors_reservation;	/* reservation conflicts returned */
-	atomic64_t errors_resource;	/* out of resources, delayed retry */
-	atomic64_t latency_ns;		/* sum over completed I/Os */
+	u64_stats_t ios;
+	u64_stats_t bytes;
+	u64_stats_t errors_path;	/* failed the path */
+	u64_stats_t errors_target;	/* returned to the caller */
+	u64_stats_t errors_retry;	/* retried on the same path */
+	u64_stats_t errors_other;
+	u64_stats_t errors_reservation;	/* reservation conflicts returned */
+	u64_stats_t errors_resource;	/* out of resources, delayed retry */
+	u64_stats_t latency_ns;		/* sum over completed I/Os */
+	struct u64_stats_sync syncp;
+};
+
+/* One path's counters summed over all CPUs: blk_mpath_path_counters(). */
+struct blk_mpath_path_counters {
+	u64 ios;
+	u64 bytes;
+	u64 errors_path;
+	u64 errors_target;
+	u64 errors_retry;
+	u64 errors_other;
+	u64 errors_reservation;
+	u64 errors_resource;
+	u64 latency_ns;
 };
 
 struct blk_mpath_path {
@@ -113,7 +131,7 @@ struct blk_mpath_path {
 	void *pscontext;		/* selector-private (dm_path.pscontext) */
 	atomic_t retry_same;		/* consecutive same-path retries */
 	unsigned long retry_same_since;	/* jiffies | 1 of the first, or 0 */
-	struct blk_mpath_path_stats stats;
+	struct blk_mpath_path_stats __percpu *stats;
 };
 
 struct blk_mpath_pg {
@@ -302,6 +320,9 @@ void blk_mpath_flush(struct blk_mpath *m);
 /* Finds a path by "MAJ:MIN" name, NULL if none. */
 struct blk_mpath_path *blk_mpath_find_path(struct blk_mpath *m,
 					   const char *name);
+/* Sums a path's per-CPU counters (debugfs "paths" prints the same). */
+void blk_mpath_path_counters(struct blk_mpath_path *path,
+			     struct blk_mpath_path_counters *c);
 
 /* ---- per request --------------------------------------------------------- */
 
