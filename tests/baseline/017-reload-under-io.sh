@@ -61,7 +61,11 @@ grep -q 'err= 0' /tmp/fio-rl.txt || fail "fio reported errors"
 fio --name=rm --filename=/dev/mapper/mprl --rw=randread --bs=4k --size=16M --ioengine=libaio --iodepth=8 \
 	--direct=1 --time_based --runtime=6 --output=/tmp/fio-rm.txt &
 fio_pid=$!
-sleep 2
+for i in $(seq 60); do
+	[ "$(dmsetup info -c --noheadings -o open mprl | tr -d ' ')" -gt 0 ] && break
+	sleep 0.5
+done
+[ "$(dmsetup info -c --noheadings -o open mprl | tr -d ' ')" -gt 0 ] || fail "fio never opened the map"
 if out=$(dmsetup remove mprl 2>&1); then
 	fail "dmsetup remove of an open map succeeded"
 fi
@@ -69,4 +73,4 @@ say "remove while open: $out"
 [[ $out == *busy* || $out == *Busy* ]] || fail "remove refused without EBUSY: $out"
 wait $fio_pid || { cat /tmp/fio-rm.txt; fail "fio failed after the refused remove"; }
 grep -q 'err= 0' /tmp/fio-rm.txt || fail "fio reported errors after the refused remove"
-run dmsetup remove mprl || fail "remove once closed"
+run dm_remove mprl || fail "remove once closed"

@@ -135,6 +135,17 @@ dm_wait_event_change() { # map old_count
 	for i in $(seq 50); do [ "$(dm_events "$1")" != "$2" ] && return 0; sleep 0.1; done
 	return 1
 }
+# dm_remove NAME: remove a map once udev's own openers (blkid after a
+# close-after-write "change" event) have let go of it
+dm_remove() {
+	local i
+	settle
+	for i in $(seq 20); do
+		dmsetup remove "$1" 2>/dev/null && return 0
+		sleep 0.5
+	done
+	dmsetup remove "$1"
+}
 dm_create() { # name table
 	echo "+ dmsetup create $1 --table '$2'"
 	dmsetup create "$1" --table "$2"

@@ -56,9 +56,11 @@ dms() { timeout 30 dmsetup "$@"; }
 # differ from run to run even on stock, so mask numbers of 4+ digits there.
 mask() { if [[ $1 == *historical-service-time* ]]; then sed -E 's/(^| )[0-9]{4,}( |$)/\1N\2/g; s/(^| )[0-9]{4,}( |$)/\1N\2/g'; else cat; fi; }
 record() { # engine -> /tmp/diff.$engine
-	local e=$1 out=/tmp/diff.$1 n=0 c t msgs m rc
+	local e=$1 out=/tmp/diff.$1 n=0 c t msgs m rc t_case
 	: >"$out"
 	for c in "${cases[@]}"; do
+		[ $n -gt 0 ] && echo "$e $n $(($(date +%s%N) / 1000000 - t_case))" >>/tmp/diff.times
+		t_case=$(($(date +%s%N) / 1000000))
 		n=$((n + 1)); t=${c%%|*}; msgs=${c#*|}
 		echo "== case $n: $t" >>"$out"
 		if ! dms create dcase --table "0 $N multipath $t" 2>/dev/null; then
@@ -85,15 +87,19 @@ record() { # engine -> /tmp/diff.$engine
 		dms message dcase 0 fail_if_no_path >/dev/null 2>&1
 		dms remove dcase || { sleep 1; dms remove --force dcase; } || fail "cannot remove case $n"
 	done
+	echo "$e $n $(($(date +%s%N) / 1000000 - t_case))" >>/tmp/diff.times
 }
 unload_stock() { modprobe -r dm-round-robin dm-queue-length dm-service-time dm-historical-service-time dm-io-affinity dm-multipath 2>/dev/null; true; }
 unload_new() { modprobe -r dm-blk-mpath 2>/dev/null; true; }
 
+: >/tmp/diff.times
 unload_new; engine_select stock; ENGINE=stock engine_load
 record stock
 unload_stock; engine_select new; ENGINE=new engine_load
 record new
 engine_select "$ENGINE"
+# where the time goes: the slowest cases (milliseconds, per engine)
+sort -k3 -n -r /tmp/diff.times | head -8 | while read -r e n ms; do say "slow: $e case $n ${ms} ms"; done
 if diff -u /tmp/diff.stock /tmp/diff.new >/tmp/diff.out; then
 	say "byte-identical: $(grep -c '^== case' /tmp/diff.stock) cases, $(grep -c "^msg" /tmp/diff.stock) messages, $(grep -cE 'table:|status:' /tmp/diff.stock) table/status lines"
 	cp /tmp/diff.stock /results/target-differential.txt 2>/dev/null

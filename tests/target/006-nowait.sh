@@ -24,7 +24,7 @@ if nowait_fio nwstock randread; then
 	fail "stock dm-multipath accepted RWF_NOWAIT: this test cannot tell the engines apart"
 fi
 grep -m1 -iE "not supported|error=" /tmp/nw.out | sed 's/^/# stock: /'
-dmsetup remove nwstock || fail "remove on stock"
+dm_remove nwstock || fail "remove on stock"
 modprobe -r dm-round-robin dm-queue-length dm-service-time dm-historical-service-time dm-io-affinity dm-multipath
 
 engine_select new; ENGINE=new engine_load
@@ -38,5 +38,5 @@ grep -E "err=|READ:" /tmp/nw.out | sed 's/^/# /'
 dmsetup message nwnew 0 fail_path "$A" || fail "fail_path"
 nowait_fio nwnew randread --size=4M || { tail -20 /tmp/nw.out; fail "RWF_NOWAIT read with one path failed"; }
 dmsetup message nwnew 0 reinstate_path "$A" || fail "reinstate_path"
-dmsetup remove nwnew || fail "remove"
+dm_remove nwnew || fail "remove"
 say "RWF_NOWAIT: refused by stock, served by blk-mpath"
