@@ -5,6 +5,8 @@
 #   2. block: the multipath engine + selectors + tracepoints (Kconfig/Makefile
 #      without the KUnit entries, include/linux/blk-mpath.h, block/blk-mpath-*)
 #   3. block: KUnit tests for the engine
+#   4. blk-mq: run BLOCK_SOFTIRQ inline when completing from task context
+#      (kernel/patches/0003)
 # Output: $OUTDIR (default results/series); with CHECK=1 each stage is also
 # compile-checked (block/ objects) in a scratch O= directory.
 . "$(dirname "$0")/../scripts/lib.sh"
@@ -14,7 +16,7 @@ PRISTINE=$CACHE/linux-$SRCVER/pristine
 OUTDIR=${OUTDIR:-$TOP/results/series}
 G=$(mktemp -d); trap 'rm -rf "$G"' EXIT
 T=$TOP/kernel/tree
-files="block/Kconfig block/Makefile drivers/scsi/scsi_lib.c include/linux/blk-mq.h"
+files="block/Kconfig block/Makefile block/blk-mq.c drivers/scsi/scsi_lib.c include/linux/blk-mq.h"
 mkdir -p "$G/w"
 for f in $files; do mkdir -p "$G/w/$(dirname "$f")"; cp "$PRISTINE/$f" "$G/w/$f"; done
 cd "$G/w"
@@ -88,6 +90,11 @@ table, without any real device.
 
 Signed-off-by: blk-mpath developers <blk-mpath@localhost>
 MSG
+# 4
+patch -s -p1 <"$TOP/kernel/patches/0003-"*.patch || die "0003 does not apply"
+git add -A
+git commit -q -F <(sed -n 's/^Subject: \[PATCH\] //p' "$TOP"/kernel/patches/0003-*.patch; echo
+	sed -n '/^$/,/^---$/p' "$TOP"/kernel/patches/0003-*.patch | sed '1d;$d')
 rm -rf "$OUTDIR"; mkdir -p "$OUTDIR"
 git format-patch -q -o "$OUTDIR" "$base"
 ls "$OUTDIR"

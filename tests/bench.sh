@@ -5,7 +5,7 @@
 # over the same two paths.  Several rounds; medians and ratios; CPU time and
 # context switches per I/O.  Figures under TCG: compare ratios, not absolutes.
 . /opt/blk-mpath/tests/lib/common.sh
-ROUNDS=${BENCH_ROUNDS:-3} RUNTIME=${BENCH_RUNTIME:-8}
+ROUNDS=${BENCH_ROUNDS:-5} RUNTIME=${BENCH_RUNTIME:-8}
 modprobe null_blk nr_devices=2 queue_mode=2 irqmode=0 gb=4 bs=4096 hw_queue_depth=128 submit_queues=2 ||
 	{ echo "BENCH: FAILED (null_blk)"; exit 1; }
 settle
@@ -31,39 +31,50 @@ measure() {
 }
 median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR + 1) / 2] : int((a[NR / 2] + a[NR / 2 + 1]) / 2)}'; }
 
-declare -A R
-run_case() { # name dev
-	local i
-	for i in $(seq "$ROUNDS"); do
-		m=$(measure "$1" "$2"); echo "  $1 round $i: $m" >&2
-		echo "$m" >>"$RES/$1.txt"
-	done
+stock_load() {
+	engine_select stock; ENGINE=stock
+	modprobe dm-multipath && modprobe dm-round-robin && modprobe dm-service-time
 }
-echo "BENCH: 4k randread io_uring QD32 x2 jobs, ${RUNTIME}s x $ROUNDS rounds per case"
-run_case raw /dev/nullb0
-engine_select stock; ENGINE=stock
-modprobe dm-multipath && modprobe dm-round-robin && modprobe dm-service-time
-dmsetup create bmq --table "0 $N multipath 0 0 1 1 service-time 0 2 2 $A 1 1 $B 1 1" && run_case stock-mq /dev/mapper/bmq
-dmsetup remove bmq
-dmsetup create bbio --table "0 $N multipath 2 queue_mode bio 0 1 1 service-time 0 2 2 $A 1 1 $B 1 1" && run_case stock-bio /dev/mapper/bbio
-dmsetup remove bbio
-modprobe -r dm-round-robin dm-queue-length dm-service-time dm-historical-service-time dm-io-affinity dm-multipath 2>/dev/null
-if modinfo dm-blk-mpath >/dev/null 2>&1; then
-	engine_select new; ENGINE=new
-	modprobe dm-multipath
-	if dmsetup create bnew --table "0 $N multipath 0 0 1 1 service-time 0 2 2 $A 1 1 $B 1 1"; then
-		run_case blk-mpath /dev/mapper/bnew
-		dmsetup remove bnew
+stock_unload() {
+	modprobe -r dm-round-robin dm-queue-length dm-service-time dm-historical-service-time dm-io-affinity \
+		dm-multipath 2>/dev/null
+	true
+}
+# one_case NAME TABLE: create the map, measure one round, remove it
+one_case() {
+	local m
+	dmsetup create bcase --table "0 $N multipath $2" || { echo "BENCH: cannot create $1" >&2; return 1; }
+	echo "  $1: scheduler $(cat /sys/block/"$(basename "$(readlink -f /dev/mapper/bcase)")"/queue/scheduler)" >&2
+	m=$(measure "$1" /dev/mapper/bcase); echo "  $1 round $i: $m" >&2
+	echo "$m" >>"$RES/$1.txt"
+	dmsetup remove bcase
+}
+TBL="1 1 service-time 0 2 2 $A 1 1 $B 1 1"
+have_new=0; modinfo dm-blk-mpath >/dev/null 2>&1 && have_new=1
+echo "BENCH: 4k randread io_uring QD32 x2 jobs, ${RUNTIME}s per case, $ROUNDS rounds; every round runs"
+echo "BENCH: all four cases back to back, so host noise hits them alike; ratios are per round"
+for i in $(seq "$ROUNDS"); do
+	m=$(measure raw /dev/nullb0); echo "  raw round $i: $m" >&2; echo "$m" >>"$RES/raw.txt"
+	stock_load
+	one_case stock-mq "0 0 $TBL"
+	one_case stock-bio "2 queue_mode bio 0 $TBL"
+	stock_unload
+	if [ $have_new = 1 ]; then
+		engine_select new; ENGINE=new
+		modprobe dm-multipath && one_case blk-mpath "0 0 $TBL"
+		modprobe -r dm-blk-mpath
 	fi
-fi
+done
 echo
+# per round: IOPS / raw IOPS of the same round; the table shows medians
 printf '%-12s %10s %8s %14s %14s\n' case "IOPS(med)" "x raw" "CPU us/IO" "ctxsw/IO"
-raw=$(awk '{print $1}' "$RES/raw.txt" | median)
 for c in raw stock-mq stock-bio blk-mpath; do
 	[ -s "$RES/$c.txt" ] || { printf '%-12s %10s\n' "$c" "n/a"; continue; }
 	i=$(awk '{print $1}' "$RES/$c.txt" | median)
+	ratio=$(paste "$RES/$c.txt" "$RES/raw.txt" | awk '{printf "%.4f\n", $4 ? $1 / $4 : 0}' | sort -n |
+		awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}')
 	cpu=$(awk '{print $2}' "$RES/$c.txt" | sort -n | awk '{a[NR]=$1} END {print a[int((NR + 1) / 2)]}')
 	cs=$(awk '{print $3}' "$RES/$c.txt" | sort -n | awk '{a[NR]=$1} END {print a[int((NR + 1) / 2)]}')
-	printf '%-12s %10d %8.2f %14s %14s\n' "$c" "$i" "$(awk -v a="$i" -v b="$raw" 'BEGIN {print b ? a / b : 0}')" "$cpu" "$cs"
+	printf '%-12s %10d %8.2f %14s %14s\n' "$c" "$i" "$ratio" "$cpu" "$cs"
 done | tee "$RES/table.txt"
 echo "BENCH: DONE"
