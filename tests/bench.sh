@@ -40,41 +40,48 @@ stock_unload() {
 		dm-multipath 2>/dev/null
 	true
 }
-# one_case NAME TABLE: create the map, measure one round, remove it
+# one_case NAME TABLE [SCHED]: create the map (with I/O scheduler SCHED on
+# the map instead of the default), measure one round, remove it
 one_case() {
 	local m
 	dmsetup create bcase --table "0 $N multipath $2" || { echo "BENCH: cannot create $1" >&2; return 1; }
+	[ -n "${3:-}" ] && echo "$3" >/sys/block/"$(basename "$(readlink -f /dev/mapper/bcase)")"/queue/scheduler
 	echo "  $1: scheduler $(cat /sys/block/"$(basename "$(readlink -f /dev/mapper/bcase)")"/queue/scheduler)" >&2
-	m=$(measure "$1" /dev/mapper/bcase); echo "  $1 round $i: $m" >&2
-	echo "$m" >>"$RES/$1.txt"
+	m=$(measure "${1//\//_}" /dev/mapper/bcase); echo "  $1 round $i: $m" >&2
+	echo "$m" >>"$RES/${1//\//_}.txt"
 	dmsetup remove bcase
 }
 TBL="1 1 service-time 0 2 2 $A 1 1 $B 1 1"
 have_new=0; modinfo dm-blk-mpath >/dev/null 2>&1 && have_new=1
 echo "BENCH: 4k randread io_uring QD32 x2 jobs, ${RUNTIME}s per case, $ROUNDS rounds; every round runs"
-echo "BENCH: all four cases back to back, so host noise hits them alike; ratios are per round"
+echo "BENCH: all cases back to back, so host noise hits them alike; ratios are per round."
+echo "BENCH: the request-based maps get the kernel's default scheduler (mq-deadline, one hw"
+echo "BENCH: queue); the /none rows set none on the map, as an admin's udev rule could"
 for i in $(seq "$ROUNDS"); do
 	m=$(measure raw /dev/nullb0); echo "  raw round $i: $m" >&2; echo "$m" >>"$RES/raw.txt"
 	stock_load
 	one_case stock-mq "0 0 $TBL"
 	one_case stock-bio "2 queue_mode bio 0 $TBL"
+	one_case stock-mq/none "0 0 $TBL" none
 	stock_unload
 	if [ $have_new = 1 ]; then
 		engine_select new; ENGINE=new
 		modprobe dm-multipath && one_case blk-mpath "0 0 $TBL"
+		one_case blk-mpath/none "0 0 $TBL" none
 		modprobe -r dm-blk-mpath
 	fi
 done
 echo
 # per round: IOPS / raw IOPS of the same round; the table shows medians
-printf '%-12s %10s %8s %14s %14s\n' case "IOPS(med)" "x raw" "CPU us/IO" "ctxsw/IO"
-for c in raw stock-mq stock-bio blk-mpath; do
-	[ -s "$RES/$c.txt" ] || { printf '%-12s %10s\n' "$c" "n/a"; continue; }
-	i=$(awk '{print $1}' "$RES/$c.txt" | median)
-	ratio=$(paste "$RES/$c.txt" "$RES/raw.txt" | awk '{printf "%.4f\n", $4 ? $1 / $4 : 0}' | sort -n |
+printf '%-15s %10s %8s %14s %14s\n' case "IOPS(med)" "x raw" "CPU us/IO" "ctxsw/IO"
+for c in raw stock-mq stock-bio blk-mpath stock-mq/none blk-mpath/none; do
+	f=$RES/${c//\//_}.txt
+	[ -s "$f" ] || { printf '%-15s %10s\n' "$c" "n/a"; continue; }
+	i=$(awk '{print $1}' "$f" | median)
+	ratio=$(paste "$f" "$RES/raw.txt" | awk '{printf "%.4f\n", $4 ? $1 / $4 : 0}' | sort -n |
 		awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}')
-	cpu=$(awk '{print $2}' "$RES/$c.txt" | sort -n | awk '{a[NR]=$1} END {print a[int((NR + 1) / 2)]}')
-	cs=$(awk '{print $3}' "$RES/$c.txt" | sort -n | awk '{a[NR]=$1} END {print a[int((NR + 1) / 2)]}')
-	printf '%-12s %10d %8.2f %14s %14s\n' "$c" "$i" "$ratio" "$cpu" "$cs"
+	cpu=$(awk '{print $2}' "$f" | sort -n | awk '{a[NR]=$1} END {print a[int((NR + 1) / 2)]}')
+	cs=$(awk '{print $3}' "$f" | sort -n | awk '{a[NR]=$1} END {print a[int((NR + 1) / 2)]}')
+	printf '%-15s %10d %8.2f %14s %14s\n' "$c" "$i" "$ratio" "$cpu" "$cs"
 done | tee "$RES/table.txt"
 echo "BENCH: DONE"
