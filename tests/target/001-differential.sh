@@ -52,6 +52,35 @@ say "${#cases[@]} cases"
 # the nodes itself and tells the udev rules to keep off these devices.
 export DM_DISABLE_UDEV=1
 dms() { timeout 30 dmsetup "$@"; }
+# ...and udev does not run at all while the cases are recorded: its blkid
+# reads after each PATH_FAILED/PATH_REINSTATED uevent would hit paths (and
+# fail standby ones) at times that differ from run to run, and with all
+# paths down they would hang until udevadm settle times out.  Events queue
+# up and run once the recording is over.
+udevadm control --stop-exec-queue || fail "cannot pause udev"
+trap 'udevadm control --start-exec-queue' EXIT
+# quiet: wait until the map's status stops changing (async pg_init, events)
+quiet() {
+	local a b i
+	for i in $(seq 20); do
+		a=$(dmsetup status dcase); sleep 0.5; b=$(dmsetup status dcase)
+		[ "$a" = "$b" ] && return 0
+	done
+}
+# rd: read a little from the map, from CPU 0 (io-affinity picks the path by
+# the submitting CPU).  A read that lands on a standby path with queueing on
+# is queued once that path fails: it is left waiting (the status shows it)
+# and is released by the fail_if_no_path sent before the map is removed.
+rd() {
+	local pid i
+	taskset -c 0 dd if=/dev/mapper/dcase of=/dev/null bs=4k count=8 iflag=direct status=none 2>/dev/null &
+	pid=$!
+	for i in $(seq 40); do
+		kill -0 $pid 2>/dev/null || { wait $pid; return 0; }
+		sleep 0.25
+	done
+	return 0
+}
 # historical-service-time reports measured service times per path: they
 # differ from run to run even on stock, so mask numbers of 4+ digits there.
 mask() { if [[ $1 == *historical-service-time* ]]; then sed -E 's/(^| )[0-9]{4,}( |$)/\1N\2/g; s/(^| )[0-9]{4,}( |$)/\1N\2/g'; else cat; fi; }
@@ -66,9 +95,8 @@ record() { # engine -> /tmp/diff.$engine
 		if ! dms create dcase --table "0 $N multipath $t" 2>/dev/null; then
 			echo "create failed" >>"$out"; continue
 		fi
-		[[ $(dm_path_states dcase) == *A* ]] &&
-			timeout 20 dd if=/dev/mapper/dcase of=/dev/null bs=4k count=8 iflag=direct status=none 2>/dev/null
-		settle
+		[[ $(dm_path_states dcase) == *A* ]] && rd
+		quiet
 		echo "table: $(dmsetup table dcase)" >>"$out"
 		echo "status: $(dmsetup status dcase | mask "$t")" >>"$out"
 		IFS=';' read -ra ms <<<"$msgs"
@@ -77,14 +105,14 @@ record() { # engine -> /tmp/diff.$engine
 			# shellcheck disable=SC2086
 			dms message dcase 0 $m >/dev/null 2>&1; rc=$?
 			# I/O only while a path is usable: with queue_if_no_path it would wait
-			[[ $(dm_path_states dcase) == *A* ]] &&
-				timeout 20 dd if=/dev/mapper/dcase of=/dev/null bs=4k count=8 iflag=direct status=none 2>/dev/null
-			settle
+			[[ $(dm_path_states dcase) == *A* ]] && rd
+			quiet
 			echo "msg '$m' rc=$rc" >>"$out"
 			echo "  table: $(dmsetup table dcase)" >>"$out"
 			echo "  status: $(dmsetup status dcase | mask "$t")" >>"$out"
 		done
 		dms message dcase 0 fail_if_no_path >/dev/null 2>&1
+		wait
 		dms remove dcase || { sleep 1; dms remove --force dcase; } || fail "cannot remove case $n"
 	done
 	echo "$e $n $(($(date +%s%N) / 1000000 - t_case))" >>/tmp/diff.times
