@@ -35,18 +35,14 @@ stock_load() {
 	engine_select stock; ENGINE=stock
 	modprobe dm-multipath && modprobe dm-round-robin && modprobe dm-service-time
 }
-stock_unload() {
-	modprobe -r dm-round-robin dm-queue-length dm-service-time dm-historical-service-time dm-io-affinity \
-		dm-multipath 2>/dev/null
-	true
-}
 # one_case NAME TABLE [SCHED]: create the map (with I/O scheduler SCHED on
 # the map instead of the default), measure one round, remove it
 one_case() {
-	local m
+	local m sched
 	dmsetup create bcase --table "0 $N multipath $2" || { echo "BENCH: cannot create $1" >&2; return 1; }
-	[ -n "${3:-}" ] && echo "$3" >/sys/block/"$(basename "$(readlink -f /dev/mapper/bcase)")"/queue/scheduler
-	echo "  $1: scheduler $(cat /sys/block/"$(basename "$(readlink -f /dev/mapper/bcase)")"/queue/scheduler)" >&2
+	sched=/sys/block/$(basename "$(readlink -f /dev/mapper/bcase)")/queue/scheduler
+	[ -z "${3:-}" ] || echo "$3" >"$sched"
+	echo "  $1: scheduler $(cat "$sched")" >&2
 	m=$(measure "${1//\//_}" /dev/mapper/bcase); echo "  $1 round $i: $m" >&2
 	echo "$m" >>"$RES/${1//\//_}.txt"
 	dmsetup remove bcase

@@ -47,6 +47,13 @@ requires_missing() {
 	done
 }
 
+# stock_unload: remove stock dm-multipath and its selectors (no error if absent)
+stock_unload() {
+	modprobe -r dm-round-robin dm-queue-length dm-service-time dm-historical-service-time \
+		dm-io-affinity dm-multipath 2>/dev/null
+	true
+}
+
 # ---- engine selection: the migration switch ----------------------------------
 # ENGINE=stock: dm-multipath is the stock module.  ENGINE=new: one modprobe.d
 # line makes every "modprobe dm-multipath" (dm core, multipathd, people) load
@@ -61,8 +68,7 @@ engine_select() {
 		;;
 	new)
 		echo "install dm-multipath /sbin/modprobe --ignore-install dm-blk-mpath \$CMDLINE_OPTS" >"$MODPROBE_SWITCH"
-		lsmod | grep -q '^dm_multipath ' && modprobe -r dm-round-robin dm-queue-length dm-service-time \
-			dm-historical-service-time dm-io-affinity dm-multipath
+		lsmod | grep -q '^dm_multipath ' && stock_unload
 		;;
 	*) echo "unknown engine '$1'"; return 1 ;;
 	esac

@@ -117,13 +117,12 @@ record() { # engine -> /tmp/diff.$engine
 	done
 	echo "$e $n $(($(date +%s%N) / 1000000 - t_case))" >>/tmp/diff.times
 }
-unload_stock() { modprobe -r dm-round-robin dm-queue-length dm-service-time dm-historical-service-time dm-io-affinity dm-multipath 2>/dev/null; true; }
 unload_new() { modprobe -r dm-blk-mpath 2>/dev/null; true; }
 
 : >/tmp/diff.times
 unload_new; engine_select stock; ENGINE=stock engine_load
 record stock
-unload_stock; engine_select new; ENGINE=new engine_load
+stock_unload; engine_select new; ENGINE=new engine_load
 record new
 engine_select "$ENGINE"
 # where the time goes: the slowest cases (milliseconds, per engine)

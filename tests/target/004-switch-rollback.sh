@@ -4,7 +4,7 @@
 . /opt/blk-mpath/tests/lib/common.sh
 unload_all() {
 	modprobe -r dm-blk-mpath 2>/dev/null
-	modprobe -r dm-round-robin dm-queue-length dm-service-time dm-historical-service-time dm-io-affinity dm-multipath 2>/dev/null
+	stock_unload
 	true
 }
 start_on() { # engine

@@ -25,7 +25,7 @@ if nowait_fio nwstock randread; then
 fi
 grep -m1 -iE "not supported|error=" /tmp/nw.out | sed 's/^/# stock: /'
 dm_remove nwstock || fail "remove on stock"
-modprobe -r dm-round-robin dm-queue-length dm-service-time dm-historical-service-time dm-io-affinity dm-multipath
+stock_unload
 
 engine_select new; ENGINE=new engine_load
 dm_create nwnew "$T" || fail "create on blk-mpath"
