@@ -70,6 +70,11 @@ static const char *path_dev_name(struct blk_mpath_path *p)
 	return dev ? dev->name : p->name;
 }
 
+/*
+ * Called with the engine lock held, in the order of the path state changes:
+ * dm_path_uevent() only queues the uevent (GFP_ATOMIC), dm_table_event()
+ * from the engine's work item sends the queue in that order.
+ */
 static void bm_path_event(void *owner, enum blk_mpath_event ev,
 			  struct blk_mpath_path *path,
 			  unsigned int nr_valid_paths)
@@ -667,7 +672,8 @@ static void multipath_presuspend(struct dm_target *ti)
 	struct bm_target *bt = ti->private;
 
 	if (!dm_noflush_suspending(ti))
-		blk_mpath_set_queueing(bt->m, false, true);
+		blk_mpath_set_queueing(bt->m, false,
+				       BLK_MPATH_QUEUEING_SAVE_OLD);
 }
 
 static void multipath_postsuspend(struct dm_target *ti)
@@ -918,10 +924,12 @@ static int multipath_message(struct dm_target *ti, unsigned int argc,
 
 	if (argc == 1) {
 		if (!strcasecmp(argv[0], "queue_if_no_path")) {
-			r = blk_mpath_set_queueing(m, true, false);
+			r = blk_mpath_set_queueing(m, true,
+						   BLK_MPATH_QUEUEING_MESSAGE);
 			goto out;
 		} else if (!strcasecmp(argv[0], "fail_if_no_path")) {
-			r = blk_mpath_set_queueing(m, false, false);
+			r = blk_mpath_set_queueing(m, false,
+						   BLK_MPATH_QUEUEING_MESSAGE);
 			goto out;
 		}
 	}

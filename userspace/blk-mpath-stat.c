@@ -6,7 +6,7 @@
  *   blk-mpath-stat [-i SECONDS] [-n COUNT] [MAP...]
  *
  * Prints one line per path: group, state, fail count, I/Os, MiB, errors by
- * class (path, target, reservation, retry-on-same-path, resource, other) and
+ * class (path, target, reservation, resource, other) and
  * mean completion latency.  With -i, prints rates over each interval.
  */
 #include <dirent.h>
@@ -22,7 +22,7 @@
 struct pstat {
 	char map[256], path[32], state[4];
 	unsigned int pg, fail_count;
-	unsigned long long ios, bytes, e_path, e_target, e_resv, e_retry, e_res, e_other, lat;
+	unsigned long long ios, bytes, e_path, e_target, e_resv, e_res, e_other, lat;
 };
 
 static unsigned long long kv(const char *line, const char *key)
@@ -103,7 +103,6 @@ static int collect(struct pstat *ps, int max, int argc, char **argv)
 			p->e_path = kv(line, "err_path");
 			p->e_target = kv(line, "err_target");
 			p->e_resv = kv(line, "err_reservation");
-			p->e_retry = kv(line, "err_retry");
 			p->e_res = kv(line, "err_resource");
 			p->e_other = kv(line, "err_other");
 			p->lat = kv(line, "lat_mean_ns");
@@ -137,12 +136,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (!interval) {
-		printf("%-12s %-8s %3s %2s %5s %12s %10s %7s %7s %7s %7s %7s %7s %10s\n", "map", "path", "pg", "st",
-		       "fails", "ios", "MiB", "e_path", "e_targ", "e_resv", "e_retry", "e_rsrc", "e_other", "lat_us");
+		printf("%-12s %-8s %3s %2s %5s %12s %10s %7s %7s %7s %7s %7s %10s\n", "map", "path", "pg", "st",
+		       "fails", "ios", "MiB", "e_path", "e_targ", "e_resv", "e_rsrc", "e_other", "lat_us");
 		for (i = 0; i < n; i++)
-			printf("%-12s %-8s %3u %2s %5u %12llu %10.1f %7llu %7llu %7llu %7llu %7llu %7llu %10.1f\n",
+			printf("%-12s %-8s %3u %2s %5u %12llu %10.1f %7llu %7llu %7llu %7llu %7llu %10.1f\n",
 			       a[i].map, a[i].path, a[i].pg, a[i].state, a[i].fail_count, a[i].ios,
-			       a[i].bytes / 1048576.0, a[i].e_path, a[i].e_target, a[i].e_resv, a[i].e_retry,
+			       a[i].bytes / 1048576.0, a[i].e_path, a[i].e_target, a[i].e_resv,
 			       a[i].e_res, a[i].e_other, a[i].lat / 1000.0);
 		return 0;
 	}

@@ -36,6 +36,7 @@
 #include <scsi/scsi_proto.h>
 #include <scsi/scsi_status.h>
 
+#include "blk.h"
 #include "blk-mpath-ps.h"
 
 #define CREATE_TRACE_POINTS
@@ -309,17 +310,49 @@ EXPORT_SYMBOL_GPL(blk_mpath_choose_path);
 
 /* ---- queueing ------------------------------------------------------------- */
 
+/* If the no-path timeout fires, turn queueing off and fail held I/O. */
+static void queue_if_no_path_timeout_work(struct timer_list *t)
+{
+	struct blk_mpath *m = from_timer(m, t, nopath_timer);
+
+	pr_warn("queue_if_no_path timeout on %s, failing queued IO\n",
+		m->name);
+	blk_mpath_set_queueing(m, false, 0);
+}
+
+static void enable_nopath_timeout(struct blk_mpath *m)
+{
+	unsigned long timeout = READ_ONCE(m->no_path_timeout_secs) * HZ;
+
+	lockdep_assert_held(&m->lock);
+
+	if (timeout > 0 && atomic_read(&m->nr_valid_paths) == 0 &&
+	    test_bit(BLK_MPATHF_QUEUE_IF_NO_PATH, &m->flags))
+		mod_timer(&m->nopath_timer, jiffies + timeout);
+}
+
+static void disable_nopath_timeout(struct blk_mpath *m)
+{
+	del_timer_sync(&m->nopath_timer);
+}
+
 /**
  * blk_mpath_set_queueing - turn queue_if_no_path on or off
  * @m: the multipath
  * @queue_if_no_path: the new setting
- * @save_old: save the current setting for blk_mpath_restore_queueing()
+ * @qflags: BLK_MPATH_QUEUEING_SAVE_OLD: save the current setting for
+ *	blk_mpath_restore_queueing() (presuspend);
+ *	BLK_MPATH_QUEUEING_MESSAGE: the "queue_if_no_path" / "fail_if_no_path"
+ *	message, which also arms (with no path left) or stops the no-path
+ *	timer, as stock multipath_message() does
  *
  * Stock queue_if_no_path(): turning queueing off kicks the owner so that
  * held requests are mapped (and failed if there is still no path).
+ * With BLK_MPATH_QUEUEING_MESSAGE, process context only (stopping the
+ * timer waits for its handler).
  */
 int blk_mpath_set_queueing(struct blk_mpath *m, bool queue_if_no_path,
-			   bool save_old)
+			   unsigned int qflags)
 {
 	bool queue_bit, saved_bit;
 	unsigned long flags;
@@ -329,7 +362,7 @@ int blk_mpath_set_queueing(struct blk_mpath *m, bool queue_if_no_path,
 	queue_bit = test_bit(BLK_MPATHF_QUEUE_IF_NO_PATH, &m->flags);
 	saved_bit = test_bit(BLK_MPATHF_SAVED_QUEUE_IF_NO_PATH, &m->flags);
 
-	if (save_old) {
+	if (qflags & BLK_MPATH_QUEUEING_SAVE_OLD) {
 		if (unlikely(!queue_bit && saved_bit))
 			pr_err("%s: QIFNP disabled but saved as enabled, saving again loses state, not saving!\n",
 			       m->name);
@@ -341,11 +374,16 @@ int blk_mpath_set_queueing(struct blk_mpath *m, bool queue_if_no_path,
 		clear_bit(BLK_MPATHF_SAVED_QUEUE_IF_NO_PATH, &m->flags);
 	}
 	assign_bit(BLK_MPATHF_QUEUE_IF_NO_PATH, &m->flags, queue_if_no_path);
+	if ((qflags & BLK_MPATH_QUEUEING_MESSAGE) && queue_if_no_path)
+		enable_nopath_timeout(m);
 
 	spin_unlock_irqrestore(&m->lock, flags);
 
-	if (!queue_if_no_path)
+	if (!queue_if_no_path) {
+		if (qflags & BLK_MPATH_QUEUEING_MESSAGE)
+			disable_nopath_timeout(m);
 		mpath_kick(m);
+	}
 
 	return 0;
 }
@@ -380,32 +418,6 @@ bool blk_mpath_queue_if_no_path(struct blk_mpath *m)
 }
 EXPORT_SYMBOL_GPL(blk_mpath_queue_if_no_path);
 
-/* If the no-path timeout fires, turn queueing off and fail held I/O. */
-static void queue_if_no_path_timeout_work(struct timer_list *t)
-{
-	struct blk_mpath *m = from_timer(m, t, nopath_timer);
-
-	pr_warn("queue_if_no_path timeout on %s, failing queued IO\n",
-		m->name);
-	blk_mpath_set_queueing(m, false, false);
-}
-
-static void enable_nopath_timeout(struct blk_mpath *m)
-{
-	unsigned long timeout = READ_ONCE(m->no_path_timeout_secs) * HZ;
-
-	lockdep_assert_held(&m->lock);
-
-	if (timeout > 0 && atomic_read(&m->nr_valid_paths) == 0 &&
-	    test_bit(BLK_MPATHF_QUEUE_IF_NO_PATH, &m->flags))
-		mod_timer(&m->nopath_timer, jiffies + timeout);
-}
-
-static void disable_nopath_timeout(struct blk_mpath *m)
-{
-	del_timer_sync(&m->nopath_timer);
-}
-
 /* Whenever something visible in the status changes: dm_table_event(). */
 static void trigger_event(struct work_struct *work)
 {
@@ -417,37 +429,6 @@ static void trigger_event(struct work_struct *work)
 }
 
 /* ---- path state ------------------------------------------------------------ */
-
-static void retry_same_reset(struct blk_mpath_path *path)
-{
-	atomic_set(&path->retry_same, 0);
-	WRITE_ONCE(path->retry_same_since, 0);
-}
-
-/*
- * A transient condition on the path: the first occurrence is retried at
- * once (a UNIT ATTENTION is reported once), the following ones after a
- * delay, until BLK_MPATH_RETRY_SAME_TIMEOUT_MS passed since the first
- * one without a success in between: then it is a path error.  Bounded in
- * time, not in count, since a whole queue of requests may see the same
- * condition at once.
- */
-static int retry_same_verdict(struct blk_mpath_path *path)
-{
-	unsigned long since = READ_ONCE(path->retry_same_since);
-
-	atomic_inc(&path->retry_same);
-	if (!since) {
-		cmpxchg(&path->retry_same_since, 0, jiffies | 1);
-		return BLK_MPATH_END_RETRY;
-	}
-	if (time_after(jiffies, since +
-		       msecs_to_jiffies(BLK_MPATH_RETRY_SAME_TIMEOUT_MS))) {
-		retry_same_reset(path);
-		return -1;
-	}
-	return BLK_MPATH_END_DELAY_RETRY;
-}
 
 /*
  * Stock's "Failing path <dev>" line, followed by why: the error detail of
@@ -486,21 +467,21 @@ static __printf(2, 3) void fail_path(struct blk_mpath_path *path,
 		RCU_INIT_POINTER(m->current_path, NULL);
 
 	trace_blk_mpath_path_state(m, path, false, nr_valid);
+	/* under m->lock: uevents leave in the order of the state changes */
+	if (m->ops && m->ops->path_event)
+		m->ops->path_event(m->owner, BLK_MPATH_EV_PATH_FAILED, path,
+				   nr_valid);
 	mpath_trigger_event(m);
 	enable_nopath_timeout(m);
 
 	spin_unlock_irqrestore(&m->lock, flags);
-
-	if (m->ops && m->ops->path_event)
-		m->ops->path_event(m->owner, BLK_MPATH_EV_PATH_FAILED, path,
-				   nr_valid);
 }
 
 static int reinstate_path(struct blk_mpath_path *path)
 {
 	struct blk_mpath *m = path->pg->m;
-	unsigned int nr_valid = 0;
-	bool run_queue = false, event = false;
+	unsigned int nr_valid;
+	bool run_queue = false;
 	unsigned long flags;
 	int r = 0;
 
@@ -516,7 +497,6 @@ static int reinstate_path(struct blk_mpath_path *path)
 		goto out;
 
 	path->is_active = true;
-	retry_same_reset(path);
 
 	nr_valid = atomic_inc_return(&m->nr_valid_paths);
 	if (nr_valid == 1) {
@@ -528,15 +508,14 @@ static int reinstate_path(struct blk_mpath_path *path)
 	}
 
 	trace_blk_mpath_path_state(m, path, true, nr_valid);
+	if (m->ops && m->ops->path_event)
+		m->ops->path_event(m->owner, BLK_MPATH_EV_PATH_REINSTATED, path,
+				   nr_valid);
 	mpath_trigger_event(m);
-	event = true;
 
 out:
 	spin_unlock_irqrestore(&m->lock, flags);
 
-	if (event && m->ops && m->ops->path_event)
-		m->ops->path_event(m->owner, BLK_MPATH_EV_PATH_REINSTATED, path,
-				   nr_valid);
 	if (run_queue)
 		mpath_kick(m);
 
@@ -1077,7 +1056,6 @@ struct blk_mpath_path *blk_mpath_add_path(struct blk_mpath_pg *pg,
 	path->is_active = true;
 	strscpy(path->name, name ? name : "", sizeof(path->name));
 	INIT_DELAYED_WORK(&path->activate_path, activate_path_work);
-	atomic_set(&path->retry_same, 0);
 
 	if (bdev) {
 		struct request_queue *q = bdev_get_queue(bdev);
@@ -1134,7 +1112,6 @@ void blk_mpath_path_counters(struct blk_mpath_path *path,
 			t.bytes = u64_stats_read(&st->bytes);
 			t.errors_path = u64_stats_read(&st->errors_path);
 			t.errors_target = u64_stats_read(&st->errors_target);
-			t.errors_retry = u64_stats_read(&st->errors_retry);
 			t.errors_other = u64_stats_read(&st->errors_other);
 			t.errors_reservation =
 				u64_stats_read(&st->errors_reservation);
@@ -1145,7 +1122,6 @@ void blk_mpath_path_counters(struct blk_mpath_path *path,
 		c->bytes += t.bytes;
 		c->errors_path += t.errors_path;
 		c->errors_target += t.errors_target;
-		c->errors_retry += t.errors_retry;
 		c->errors_other += t.errors_other;
 		c->errors_reservation += t.errors_reservation;
 		c->errors_resource += t.errors_resource;
@@ -1166,12 +1142,12 @@ static int paths_show(struct seq_file *s, void *unused)
 	list_for_each_entry(pg, &m->pgs, list) {
 		list_for_each_entry(p, &pg->paths, list) {
 			blk_mpath_path_counters(p, &c);
-			seq_printf(s, "%s pg %u %s fail_count %u ios %llu bytes %llu err_path %llu err_target %llu err_reservation %llu err_retry %llu err_resource %llu err_other %llu lat_mean_ns %llu\n",
+			seq_printf(s, "%s pg %u %s fail_count %u ios %llu bytes %llu err_path %llu err_target %llu err_reservation %llu err_resource %llu err_other %llu lat_mean_ns %llu\n",
 				   p->name, pg->pg_num,
 				   p->is_active ? "A" : "F", p->fail_count,
 				   c.ios, c.bytes, c.errors_path,
 				   c.errors_target, c.errors_reservation,
-				   c.errors_retry, c.errors_resource,
+				   c.errors_resource,
 				   c.errors_other,
 				   c.ios ? div64_u64(c.latency_ns, c.ios) : 0);
 		}
@@ -1394,6 +1370,15 @@ enum blk_mpath_map_result blk_mpath_map_rq(struct blk_mpath *m,
 	struct request_queue *q;
 	struct request *c;
 
+	/*
+	 * ctx survives requeues of rq: a new original is told from a
+	 * requeued one by its start time (and, where blk-mq keeps none,
+	 * by the reset every final verdict does).
+	 */
+	if (ctx->rq_start_ns != rq->start_time_ns) {
+		ctx->rq_start_ns = rq->start_time_ns;
+		ctx->retry_since_ns = 0;
+	}
 	ctx->path = NULL;
 	ctx->nr_bytes = nr_bytes;
 	ctx->start_ns = 0;
@@ -1408,6 +1393,7 @@ enum blk_mpath_map_result blk_mpath_map_rq(struct blk_mpath *m,
 					     test_bit(BLK_MPATHF_QUEUE_IF_NO_PATH, &m->flags),
 					     test_bit(BLK_MPATHF_SAVED_QUEUE_IF_NO_PATH, &m->flags),
 					     __must_push_back(m));
+			ctx->retry_since_ns = 0;
 			ret = BLK_MPATH_MAP_KILL;
 		}
 		goto out;
@@ -1419,6 +1405,7 @@ enum blk_mpath_map_result blk_mpath_map_rq(struct blk_mpath *m,
 	}
 
 	if (WARN_ON_ONCE(!path->bdev)) {
+		ctx->retry_since_ns = 0;
 		ret = BLK_MPATH_MAP_KILL;
 		goto out;
 	}
@@ -1490,10 +1477,8 @@ static void account_completion(struct blk_mpath_path *path,
 		u64_stats_inc(&st->errors_path);
 		break;
 	case BLK_MPATH_ERR_TARGET:
+	case BLK_MPATH_ERR_LIMITS:
 		u64_stats_inc(&st->errors_target);
-		break;
-	case BLK_MPATH_ERR_RETRY_SAME:
-		u64_stats_inc(&st->errors_retry);
 		break;
 	case BLK_MPATH_ERR_RESERVATION:
 		u64_stats_inc(&st->errors_reservation);
@@ -1519,7 +1504,7 @@ static void fail_path_completion(struct blk_mpath_path *path,
 	if (d->flags & BLK_ERR_SENSE_VALID)
 		snprintf(sense, sizeof(sense), "%x/%02x/%02x", d->sense_key,
 			 d->asc, d->ascq);
-	/* a retry_same/resource class reaches here after its retry time */
+	/* a resource class reaches here after its retry time */
 	fail_path(path, "class=%s%s sts=%u errno=%d src=%s host=0x%02x status=0x%02x sense=%s%s",
 		  blk_mpath_err_class_name(cls),
 		  cls == BLK_MPATH_ERR_PATH ? "" : "->path",
@@ -1529,14 +1514,34 @@ static void fail_path_completion(struct blk_mpath_path *path,
 		  issued ? "" : " not_issued(the path queue refused the clone)");
 }
 
+/*
+ * A completion that asks for a retry on the same path (out of resources)
+ * is requeued after a delay without failing the path, for at most
+ * BLK_MPATH_RESOURCE_RETRY_MS after the first such completion of this
+ * original request, whatever other requests on the path do; then it is
+ * a path error.
+ */
+static bool retry_same_expired(struct blk_mpath_rq_ctx *ctx)
+{
+	u64 now = ktime_get_ns();
+
+	if (!ctx->retry_since_ns) {
+		ctx->retry_since_ns = now;
+		return false;
+	}
+	return now - ctx->retry_since_ns >
+	       (u64)BLK_MPATH_RESOURCE_RETRY_MS * NSEC_PER_MSEC;
+}
+
 static enum blk_mpath_end_result end_detail(struct blk_mpath *m,
 					    struct blk_mpath_rq_ctx *ctx,
 					    const struct blk_error_detail *d,
+					    enum blk_mpath_err_class cls,
 					    u64 io_start_ns,
 					    blk_status_t *status, bool issued)
 {
 	struct blk_mpath_path *path = ctx->path;
-	enum blk_mpath_err_class cls = blk_mpath_classify(d);
+	enum blk_mpath_err_class acct = cls;
 	int r = BLK_MPATH_END_DONE;
 	u64 lat = 0;
 
@@ -1544,22 +1549,12 @@ static enum blk_mpath_end_result end_detail(struct blk_mpath *m,
 
 	switch (cls) {
 	case BLK_MPATH_ERR_NONE:
-		if (path && READ_ONCE(path->retry_same_since))
-			retry_same_reset(path);
-		break;
-	case BLK_MPATH_ERR_RETRY_SAME:
-		if (!path) {
-			r = BLK_MPATH_END_DELAY_RETRY;
-			break;
-		}
-		r = retry_same_verdict(path);
-		if (r < 0)
-			goto path_error;
 		break;
 	case BLK_MPATH_ERR_RESOURCE:
-		/* bounded like RETRY_SAME, but always after a delay */
-		if (path && retry_same_verdict(path) < 0)
+		if (path && retry_same_expired(ctx)) {
+			acct = BLK_MPATH_ERR_PATH;
 			goto path_error;
+		}
 		r = BLK_MPATH_END_DELAY_RETRY;
 		break;
 	case BLK_MPATH_ERR_PATH:
@@ -1580,16 +1575,24 @@ path_error:
 			r = BLK_MPATH_END_DONE;
 		}
 		break;
+	case BLK_MPATH_ERR_LIMITS:
+		/* the request's fault, not the path's: keep the path */
+		pr_warn_ratelimited("%s: request of %u bytes refused by path %s (over its queue limits): error returned, path kept\n",
+				    m->name, (unsigned int)ctx->nr_bytes,
+				    path ? path->name : "?");
+		break;
 	case BLK_MPATH_ERR_TARGET:
 	case BLK_MPATH_ERR_RESERVATION:
 	default:
 		break;
 	}
+	if (r == BLK_MPATH_END_DONE)
+		ctx->retry_since_ns = 0;
 
 	if (path) {
 		if (ctx->start_ns)
 			lat = ktime_get_ns() - ctx->start_ns;
-		account_completion(path, ctx, cls, lat);
+		account_completion(path, ctx, acct, lat);
 		path_end_io(path, ctx->nr_bytes, io_start_ns);
 	}
 	trace_blk_mpath_complete(m, path, d, cls, r, lat);
@@ -1614,9 +1617,20 @@ enum blk_mpath_end_result blk_mpath_end_detail(struct blk_mpath *m,
 					       u64 io_start_ns,
 					       blk_status_t *status)
 {
-	return end_detail(m, ctx, d, io_start_ns, status, true);
+	return end_detail(m, ctx, d, blk_mpath_classify(d), io_start_ns,
+			  status, true);
 }
 EXPORT_SYMBOL_GPL(blk_mpath_end_detail);
+
+/* blk_insert_cloned_request()'s limit checks, for a refused clone */
+static bool clone_over_limits(struct request *clone)
+{
+	struct request_queue *q = clone->q;
+
+	return blk_rq_sectors(clone) >
+		       blk_queue_get_max_sectors(q, req_op(clone)) ||
+	       clone->nr_phys_segments > queue_max_segments(q);
+}
 
 /**
  * blk_mpath_end_rq - verdict on a completed clone
@@ -1632,22 +1646,32 @@ enum blk_mpath_end_result blk_mpath_end_rq(struct blk_mpath *m,
 					   struct blk_mpath_rq_ctx *ctx,
 					   blk_status_t *status)
 {
-	struct blk_error_detail d;
 	bool issued = blk_mq_rq_state(clone) != MQ_RQ_IDLE;
+	enum blk_mpath_err_class cls;
+	struct blk_error_detail d;
 
 	/*
 	 * A clone that never reached its driver (dm-rq: the insert failed
-	 * before ->queue_rq() started it, e.g. refused by the scsi_dh
-	 * prep_fn of a standby ALUA port) has no detail of its own: the
-	 * driver data of its tag may be stale.
+	 * before ->queue_rq() started it) has no detail of its own: the
+	 * driver data of its tag may be stale.  Either the path refused it
+	 * (offline device, the scsi_dh prep_fn of a standby ALUA port: the
+	 * path's fault, classified from the status), or the clone exceeds
+	 * the path queue's limits (blk_insert_cloned_request(): the limits
+	 * of a path shrank under a live table), which no other path of the
+	 * table can be relied on to take either and which is not the
+	 * path's fault.
 	 */
 	if (unlikely(!issued)) {
 		memset(&d, 0, sizeof(d));
 		d.status = error;
+		cls = blk_mpath_classify(&d);
+		if (cls == BLK_MPATH_ERR_PATH && clone_over_limits(clone))
+			cls = BLK_MPATH_ERR_LIMITS;
 	} else {
 		blk_rq_error_detail(clone, error, &d);
+		cls = blk_mpath_classify(&d);
 	}
-	return end_detail(m, ctx, &d, clone->io_start_time_ns, status,
+	return end_detail(m, ctx, &d, cls, clone->io_start_time_ns, status,
 			  issued);
 }
 EXPORT_SYMBOL_GPL(blk_mpath_end_rq);
@@ -1800,40 +1824,44 @@ EXPORT_SYMBOL_GPL(blk_mpath_status_pg_num);
 /* ---- error classification ------------------------------------------------------- */
 
 /*
- * SCSI host byte -> class.  Anything not listed here, and DID_OK, falls
- * through to the status byte and sense data.
+ * What reaches the engine.  The clone carries REQ_FAILFAST_TRANSPORT, as
+ * stock sets it, so the SCSI midlayer (6.1: scsi_decide_disposition(),
+ * scsi_check_sense(), scsi_io_completion_action()) has already done every
+ * retry on this path that SCSI thinks useful before the clone completes:
+ * up to 5 immediate retries (ABORTED COMMAND, TASK ABORTED, DID_SOFT_ERROR,
+ * DID_ERROR, DID_TRANSPORT_DISRUPTED, ...), and retries for up to
+ * (retries + 1) x the command timeout (UNIT ATTENTION, NOT READY 04/01
+ * and 04/0a ALUA transitioning, BUSY / TASK SET FULL, DID_REQUEUE,
+ * DID_IMM_RETRY).  A transient condition that still reaches us has outlived
+ * those retries: retrying it on the same path again would only delay the
+ * failover stock does at once, so every one of them is a path error.
  *
- *  DID_NO_CONNECT          PATH    no connection to the target on this path
- *  DID_BUS_BUSY            PATH    bus stayed busy through SCSI's retries
- *  DID_TIME_OUT            PATH    command timed out: nothing known of it
- *  DID_BAD_TARGET          PATH    target not reachable through this port
- *  DID_ABORT               PATH    aborted (usually after a timeout)
- *  DID_PARITY              PATH    transport parity error
- *  DID_ERROR               PATH    LLD/transport internal error
- *  DID_RESET               PATH    reset by somebody, SCSI retries exhausted
- *  DID_BAD_INTR            PATH    LLD confusion
- *  DID_SOFT_ERROR          RETRY_SAME  LLD asks for a retry
- *  DID_IMM_RETRY           RETRY_SAME  retry without counting it
- *  DID_REQUEUE             RETRY_SAME  requeue
- *  DID_TRANSPORT_DISRUPTED PATH    link down, the port is blocked
- *  DID_TRANSPORT_FAILFAST  PATH    transport class failed the I/O fast
- *  DID_TRANSPORT_MARGINAL  PATH    the link is marginal
+ * SCSI also already turns the target's errors into specific statuses
+ * (scsi_result_to_blk_status() of the scsi-ml byte): MEDIUM ERROR 11/13/14
+ * -> BLK_STS_MEDIUM; HARDWARE ERROR (without BLIST_RETRY_HWERROR), ILLEGAL
+ * REQUEST 20/21/22/24/26/27, DATA PROTECT, COPY ABORTED, VOLUME OVERFLOW,
+ * MISCOMPARE, BLANK CHECK -> BLK_STS_TARGET; DATA PROTECT 27/07 ->
+ * BLK_STS_NOSPC; RESERVATION CONFLICT -> BLK_STS_NEXUS; PI errors (10/xx)
+ * -> BLK_STS_PROTECTION.  Those are never path errors, for stock either
+ * (blk_path_error()).  The tables below decide what SCSI leaves as
+ * BLK_STS_IOERR; that is where the engine and stock differ: stock fails
+ * the path for every one of them.
+ *
+ * SCSI host byte -> class.  For DID_OK and unknown values the status byte
+ * and the sense data decide.
+ *
+ *  DID_NO_CONNECT, DID_BAD_TARGET, DID_TIME_OUT, DID_ABORT, DID_RESET,
+ *  DID_BUS_BUSY, DID_PARITY, DID_ERROR, DID_BAD_INTR, DID_SOFT_ERROR,
+ *  DID_IMM_RETRY, DID_REQUEUE, DID_TRANSPORT_DISRUPTED,
+ *  DID_TRANSPORT_FAILFAST, DID_TRANSPORT_MARGINAL     PATH
  *
  * (DID_TARGET_FAILURE, DID_NEXUS_FAILURE, DID_ALLOC_FAILURE and
- * DID_MEDIUM_ERROR no longer reach completion: SCSI turns them into
- * BLK_STS_TARGET, BLK_STS_NEXUS, BLK_STS_NOSPC and BLK_STS_MEDIUM, which
- * are classified from the status.)
+ * DID_MEDIUM_ERROR do not reach completion in 6.1: SCSI turns them into
+ * BLK_STS_TARGET, BLK_STS_NEXUS, BLK_STS_NOSPC and BLK_STS_MEDIUM.)
  */
 static int classify_host_byte(u8 host)
 {
 	switch (host) {
-	case DID_OK:
-	case DID_PASSTHROUGH:
-		return -1;
-	case DID_SOFT_ERROR:
-	case DID_IMM_RETRY:
-	case DID_REQUEUE:
-		return BLK_MPATH_ERR_RETRY_SAME;
 	case DID_NO_CONNECT:
 	case DID_BUS_BUSY:
 	case DID_TIME_OUT:
@@ -1843,6 +1871,9 @@ static int classify_host_byte(u8 host)
 	case DID_ERROR:
 	case DID_RESET:
 	case DID_BAD_INTR:
+	case DID_SOFT_ERROR:
+	case DID_IMM_RETRY:
+	case DID_REQUEUE:
 	case DID_TRANSPORT_DISRUPTED:
 	case DID_TRANSPORT_FAILFAST:
 	case DID_TRANSPORT_MARGINAL:
@@ -1856,69 +1887,39 @@ static int classify_host_byte(u8 host)
  * SAM status byte -> class (host byte DID_OK).
  *
  *  RESERVATION CONFLICT  RESERVATION  returned, never retried elsewhere
- *  BUSY, TASK SET FULL   RESOURCE     the target is busy, not the path
- *  ACA ACTIVE            RETRY_SAME
- *  TASK ABORTED          RETRY_SAME   another initiator aborted it
  *  CHECK CONDITION       see the sense table
+ *  BUSY, TASK SET FULL, TASK ABORTED, ACA ACTIVE, ...   fall back on the
+ *                        status (PATH: SCSI retried them already)
  */
 static int classify_status_byte(u8 status)
 {
-	switch (status) {
-	case SAM_STAT_RESERVATION_CONFLICT:
+	if (status == SAM_STAT_RESERVATION_CONFLICT)
 		return BLK_MPATH_ERR_RESERVATION;
-	case SAM_STAT_BUSY:
-	case SAM_STAT_TASK_SET_FULL:
-		return BLK_MPATH_ERR_RESOURCE;
-	case SAM_STAT_ACA_ACTIVE:
-	case SAM_STAT_TASK_ABORTED:
-		return BLK_MPATH_ERR_RETRY_SAME;
-	default:
-		return -1;
-	}
+	return -1;
 }
 
 /*
- * Sense key (/ASC/ASCQ) -> class.
+ * Sense key (/ASC/ASCQ) of a BLK_STS_IOERR completion -> class.
  *
- *  NO SENSE                      RETRY_SAME
- *  NOT READY 04/01 becoming rdy  RETRY_SAME
- *  NOT READY 04/0a ALUA transit. RETRY_SAME
- *  NOT READY 04/0b ALUA standby  PATH     this port group cannot serve I/O
- *  NOT READY 04/0c ALUA unavail. PATH
- *  NOT READY 3a/xx no medium     TARGET
- *  NOT READY other               PATH     LU not ready through this port
- *  MEDIUM ERROR                  TARGET
- *  HARDWARE ERROR                PATH     as stock: on dual-controller
- *                                         arrays the failing hardware is
- *                                         often the controller of this path
- *  ILLEGAL REQUEST 25/00         PATH     LU not supported on this port
- *  ILLEGAL REQUEST other         TARGET   invalid opcode/field, LBA range
- *  UNIT ATTENTION                RETRY_SAME (power on, reset, ALUA state
- *                                         changed, capacity changed, ...)
- *  DATA PROTECT                  TARGET
- *  BLANK CHECK                   TARGET
- *  COPY ABORTED                  TARGET
- *  ABORTED COMMAND 10/xx         TARGET   protection information error
- *  ABORTED COMMAND other         RETRY_SAME
- *  VOLUME OVERFLOW               TARGET
- *  MISCOMPARE                    TARGET
- *  other (vendor specific, ...)  fall back on the status
+ *  NOT READY 3a/xx  medium not present   TARGET  the LU's, on every path
+ *  NOT READY other  (04/0b standby, 04/0c unavailable, 04/0a and 04/01
+ *                   after SCSI's retries, ...)              PATH
+ *  MEDIUM ERROR     (other ASCs than 11/13/14, after 5 retries) TARGET
+ *  HARDWARE ERROR   (only with BLIST_RETRY_HWERROR, after SCSI's retries)
+ *                                                           PATH, as stock
+ *  ILLEGAL REQUEST 25/00  LU not supported on this port     PATH
+ *  ILLEGAL REQUEST other  (parameter list, sequence, ...)   TARGET
+ *  ABORTED COMMAND 10/xx  protection information            TARGET
+ *  ABORTED COMMAND other  (after 5 retries)                 PATH
+ *  UNIT ATTENTION   (after SCSI's retries)                  PATH
+ *  DATA PROTECT, BLANK CHECK, COPY ABORTED, VOLUME OVERFLOW,
+ *  MISCOMPARE       (SCSI sets BLK_STS_TARGET; any left)    TARGET
+ *  NO SENSE, vendor specific, other     fall back on the status (PATH)
  */
 static int classify_sense(u8 key, u8 asc, u8 ascq)
 {
 	switch (key) {
-	case NO_SENSE:
-		return BLK_MPATH_ERR_RETRY_SAME;
 	case NOT_READY:
-		if (asc == 0x04) {
-			switch (ascq) {
-			case 0x01:
-			case 0x0a:
-				return BLK_MPATH_ERR_RETRY_SAME;
-			default:
-				return BLK_MPATH_ERR_PATH;
-			}
-		}
 		if (asc == 0x3a)
 			return BLK_MPATH_ERR_TARGET;
 		return BLK_MPATH_ERR_PATH;
@@ -1930,18 +1931,18 @@ static int classify_sense(u8 key, u8 asc, u8 ascq)
 		if (asc == 0x25)
 			return BLK_MPATH_ERR_PATH;
 		return BLK_MPATH_ERR_TARGET;
+	case ABORTED_COMMAND:
+		if (asc == 0x10)
+			return BLK_MPATH_ERR_TARGET;
+		return BLK_MPATH_ERR_PATH;
 	case UNIT_ATTENTION:
-		return BLK_MPATH_ERR_RETRY_SAME;
+		return BLK_MPATH_ERR_PATH;
 	case DATA_PROTECT:
 	case BLANK_CHECK:
 	case COPY_ABORTED:
 	case VOLUME_OVERFLOW:
 	case MISCOMPARE:
 		return BLK_MPATH_ERR_TARGET;
-	case ABORTED_COMMAND:
-		if (asc == 0x10)
-			return BLK_MPATH_ERR_TARGET;
-		return BLK_MPATH_ERR_RETRY_SAME;
 	default:
 		return -1;
 	}
@@ -2012,12 +2013,12 @@ const char *blk_mpath_err_class_name(enum blk_mpath_err_class c)
 		return "path";
 	case BLK_MPATH_ERR_TARGET:
 		return "target";
-	case BLK_MPATH_ERR_RETRY_SAME:
-		return "retry_same";
 	case BLK_MPATH_ERR_RESERVATION:
 		return "reservation";
 	case BLK_MPATH_ERR_RESOURCE:
 		return "resource";
+	case BLK_MPATH_ERR_LIMITS:
+		return "limits";
 	}
 	return "unknown";
 }

@@ -23,6 +23,9 @@ struct test_owner {
 	atomic_t kicks;
 	atomic_t changed;
 	unsigned int last_nr_valid;
+	/* path events seen without the engine lock held (lockdep kernels) */
+	atomic_t unlocked_events;
+	struct blk_mpath **m;
 };
 
 static void t_path_event(void *owner, enum blk_mpath_event ev,
@@ -35,6 +38,10 @@ static void t_path_event(void *owner, enum blk_mpath_event ev,
 	else if (ev == BLK_MPATH_EV_PATH_REINSTATED)
 		atomic_inc(&o->reinstated);
 	WRITE_ONCE(o->last_nr_valid, nr_valid);
+	/* the contract: events are sent in order, under m->lock (lockdep) */
+	if (IS_ENABLED(CONFIG_LOCKDEP) && o->m && *o->m &&
+	    !lockdep_is_held(&(*o->m)->lock))
+		atomic_inc(&o->unlocked_events);
 }
 
 static void t_state_changed(void *owner)
@@ -67,6 +74,7 @@ static struct blk_mpath_path_counters ctrs(struct blk_mpath_path *p)
 }
 
 struct tmp {
+	struct kunit *test;
 	struct blk_mpath *m;
 	struct blk_mpath_pg *pg[MAX_PGS];
 	struct blk_mpath_path *p[MAX_PGS][MAX_PATHS];
@@ -90,6 +98,8 @@ static struct tmp *build(struct kunit *test, const struct blk_mpath_config *cfg,
 	char name[16];
 
 	KUNIT_ASSERT_NOT_NULL(test, t);
+	t->test = test;
+	t->o.m = &t->m;
 	t->m = blk_mpath_create("kunit", cfg, &t_ops, &t->o, &err);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t->m));
 	for (i = 0; i < npg; i++) {
@@ -119,7 +129,9 @@ static struct tmp *build_default(struct kunit *test, const char *sel,
 
 static void teardown(struct tmp *t)
 {
+	KUNIT_EXPECT_EQ(t->test, atomic_read(&t->o.unlocked_events), 0);
 	blk_mpath_destroy(t->m);
+	t->m = NULL;
 }
 
 /* Splits a space-separated string into a test-managed argv. */
@@ -662,7 +674,7 @@ static void sm_no_path(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, blk_mpath_prepare_ioctl(t->m, &bdev), -EIO);
 	KUNIT_EXPECT_FALSE(test, blk_mpath_busy(t->m));
 
-	blk_mpath_set_queueing(t->m, true, false);
+	blk_mpath_set_queueing(t->m, true, BLK_MPATH_QUEUEING_MESSAGE);
 	KUNIT_EXPECT_TRUE(test, blk_mpath_queue_if_no_path(t->m));
 	KUNIT_EXPECT_EQ(test, blk_mpath_prepare_ioctl(t->m, &bdev), -ENOTCONN);
 
@@ -687,7 +699,7 @@ static void sm_queueing_save_restore(struct kunit *test)
 
 	/* presuspend (flush): off, saved */
 	atomic_set(&t->o.kicks, 0);
-	blk_mpath_set_queueing(t->m, false, true);
+	blk_mpath_set_queueing(t->m, false, BLK_MPATH_QUEUEING_SAVE_OLD);
 	KUNIT_EXPECT_FALSE(test, blk_mpath_queue_if_no_path(t->m));
 	KUNIT_EXPECT_TRUE(test, test_bit(BLK_MPATHF_SAVED_QUEUE_IF_NO_PATH,
 					 &t->m->flags));
@@ -699,29 +711,68 @@ static void sm_queueing_save_restore(struct kunit *test)
 					  &t->m->flags));
 
 	/* fail_if_no_path while suspended wins over the saved value */
-	blk_mpath_set_queueing(t->m, false, true);
-	blk_mpath_set_queueing(t->m, false, false);
+	blk_mpath_set_queueing(t->m, false, BLK_MPATH_QUEUEING_SAVE_OLD);
+	blk_mpath_set_queueing(t->m, false, BLK_MPATH_QUEUEING_MESSAGE);
 	blk_mpath_restore_queueing(t->m);
 	KUNIT_EXPECT_FALSE(test, blk_mpath_queue_if_no_path(t->m));
 	teardown(t);
+}
+
+/* waits up to 5 s for the no-path timer to turn queueing off */
+static bool nopath_timer_fired(struct tmp *t)
+{
+	int i;
+
+	for (i = 0; i < 50 && blk_mpath_queue_if_no_path(t->m); i++)
+		msleep(100);
+	return !blk_mpath_queue_if_no_path(t->m);
 }
 
 static void sm_no_path_timeout(struct kunit *test)
 {
 	struct blk_mpath_config cfg;
 	struct tmp *t;
-	int i;
 
 	default_cfg(&cfg);
 	cfg.queue_if_no_path = true;
 	cfg.no_path_timeout_secs = 1;
 	t = build(test, &cfg, "round-robin", 1, 1, true);
+	KUNIT_EXPECT_FALSE(test, timer_pending(&t->m->nopath_timer));
 	blk_mpath_fail_path(t->m, t->p[0][0]);
 	KUNIT_EXPECT_TRUE(test, blk_mpath_queue_if_no_path(t->m));
-	for (i = 0; i < 50 && blk_mpath_queue_if_no_path(t->m); i++)
-		msleep(100);
-	KUNIT_EXPECT_FALSE(test, blk_mpath_queue_if_no_path(t->m));
+	KUNIT_EXPECT_TRUE(test, timer_pending(&t->m->nopath_timer));
+	KUNIT_EXPECT_TRUE(test, nopath_timer_fired(t));
 	KUNIT_EXPECT_GE(test, atomic_read(&t->o.kicks), 1);
+
+	/* all paths down, fail mode, then the queue_if_no_path message */
+	blk_mpath_set_queueing(t->m, true, BLK_MPATH_QUEUEING_MESSAGE);
+	KUNIT_EXPECT_TRUE(test, blk_mpath_queue_if_no_path(t->m));
+	KUNIT_EXPECT_TRUE(test, timer_pending(&t->m->nopath_timer));
+	KUNIT_EXPECT_TRUE(test, nopath_timer_fired(t));
+
+	/* armed, fail_if_no_path (disarms), queue again (re-armed) */
+	blk_mpath_set_queueing(t->m, true, BLK_MPATH_QUEUEING_MESSAGE);
+	KUNIT_EXPECT_TRUE(test, timer_pending(&t->m->nopath_timer));
+	blk_mpath_set_queueing(t->m, false, BLK_MPATH_QUEUEING_MESSAGE);
+	KUNIT_EXPECT_FALSE(test, timer_pending(&t->m->nopath_timer));
+	blk_mpath_set_queueing(t->m, true, BLK_MPATH_QUEUEING_MESSAGE);
+	KUNIT_EXPECT_TRUE(test, timer_pending(&t->m->nopath_timer));
+	KUNIT_EXPECT_TRUE(test, nopath_timer_fired(t));
+
+	/* a path back disarms it; the message with a path left does not arm */
+	blk_mpath_set_queueing(t->m, true, BLK_MPATH_QUEUEING_MESSAGE);
+	blk_mpath_reinstate_path(t->m, t->p[0][0]);
+	KUNIT_EXPECT_FALSE(test, timer_pending(&t->m->nopath_timer));
+	blk_mpath_set_queueing(t->m, true, BLK_MPATH_QUEUEING_MESSAGE);
+	KUNIT_EXPECT_FALSE(test, timer_pending(&t->m->nopath_timer));
+
+	/* presuspend's save/restore does not touch the timer */
+	blk_mpath_fail_path(t->m, t->p[0][0]);
+	KUNIT_EXPECT_TRUE(test, timer_pending(&t->m->nopath_timer));
+	blk_mpath_set_queueing(t->m, false, BLK_MPATH_QUEUEING_SAVE_OLD);
+	KUNIT_EXPECT_TRUE(test, timer_pending(&t->m->nopath_timer));
+	blk_mpath_restore_queueing(t->m);
+	KUNIT_EXPECT_TRUE(test, nopath_timer_fired(t));
 	teardown(t);
 }
 
@@ -818,11 +869,37 @@ static enum blk_mpath_end_result end_on(struct tmp *t,
 	return blk_mpath_end_detail(t->m, &ctx, d, 0, st);
 }
 
+/* SCSI-sourced conditions that reach the engine only after SCSI retried */
+static const struct blk_error_detail after_scsi_retries[] = {
+	{ .status = BLK_STS_IOERR, .source = BLK_ERR_SRC_SCSI,
+	  .status_byte = SAM_STAT_CHECK_CONDITION,
+	  .flags = BLK_ERR_SENSE_VALID, .sense_key = ABORTED_COMMAND,
+	  .asc = 0x00, .ascq = 0x06 },	/* QEMU's EIO */
+	{ .status = BLK_STS_IOERR, .source = BLK_ERR_SRC_SCSI,
+	  .status_byte = SAM_STAT_CHECK_CONDITION,
+	  .flags = BLK_ERR_SENSE_VALID, .sense_key = UNIT_ATTENTION,
+	  .asc = 0x29 },
+	{ .status = BLK_STS_IOERR, .source = BLK_ERR_SRC_SCSI,
+	  .status_byte = SAM_STAT_CHECK_CONDITION,
+	  .flags = BLK_ERR_SENSE_VALID, .sense_key = NOT_READY,
+	  .asc = 0x04, .ascq = 0x0a },	/* ALUA transitioning */
+	{ .status = BLK_STS_IOERR, .source = BLK_ERR_SRC_SCSI,
+	  .status_byte = SAM_STAT_CHECK_CONDITION,
+	  .flags = BLK_ERR_SENSE_VALID, .sense_key = NO_SENSE },
+	{ .status = BLK_STS_IOERR, .source = BLK_ERR_SRC_SCSI,
+	  .status_byte = SAM_STAT_TASK_ABORTED },
+	{ .status = BLK_STS_IOERR, .source = BLK_ERR_SRC_SCSI,
+	  .status_byte = SAM_STAT_BUSY },
+	{ .status = BLK_STS_IOERR, .source = BLK_ERR_SRC_SCSI,
+	  .host_byte = DID_SOFT_ERROR },
+};
+
 static void end_verdicts(struct kunit *test)
 {
 	struct tmp *t = build_default(test, "queue-length", 1, 2);
 	struct blk_mpath_path **p = t->p[0];
-	struct blk_error_detail d;
+	struct blk_mpath_rq_ctx rctx = {};
+	struct blk_error_detail d, ok;
 	blk_status_t st;
 	int i;
 
@@ -853,48 +930,59 @@ static void end_verdicts(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ctrs(p[0]).errors_reservation,
 			1);
 
-	/* resource: delayed retry, path stays */
+	/*
+	 * resource: delayed retry on the same path, path stays, bounded per
+	 * request: successes of other requests on the path (the whole queue
+	 * may be busy) neither reset nor extend the bound of this one
+	 */
+	rctx.path = p[0];
+	rctx.nr_bytes = 4096;
 	d = scsi_detail(BLK_STS_RESOURCE, DID_OK, SAM_STAT_GOOD, -1, 0, 0);
-	KUNIT_EXPECT_EQ(test, end_on(t, p[0], &d, &st),
-			BLK_MPATH_END_DELAY_RETRY);
-	KUNIT_EXPECT_TRUE(test, p[0]->is_active);
-	d = scsi_detail(BLK_STS_OK, DID_OK, SAM_STAT_GOOD, -1, 0, 0);
-	end_on(t, p[0], &d, &st);
-
-	/* unit attention: retried without failing the path, bounded */
-	d = scsi_detail(BLK_STS_IOERR, DID_OK, SAM_STAT_CHECK_CONDITION,
-			UNIT_ATTENTION, 0x29, 0);
-	KUNIT_EXPECT_EQ(test, end_on(t, p[0], &d, &st), BLK_MPATH_END_RETRY);
-	KUNIT_EXPECT_EQ(test, end_on(t, p[0], &d, &st),
-			BLK_MPATH_END_DELAY_RETRY);
-	KUNIT_EXPECT_TRUE(test, p[0]->is_active);
-	/* a success resets the count */
-	d = scsi_detail(BLK_STS_OK, DID_OK, SAM_STAT_GOOD, -1, 0, 0);
-	end_on(t, p[0], &d, &st);
-	d = scsi_detail(BLK_STS_IOERR, DID_OK, SAM_STAT_CHECK_CONDITION,
-			NOT_READY, 0x04, 0x0a);
-	KUNIT_EXPECT_EQ(test, end_on(t, p[0], &d, &st), BLK_MPATH_END_RETRY);
-	/* a whole queue seeing it does not fail the path ... */
-	for (i = 0; i < 200; i++)
-		KUNIT_EXPECT_EQ(test, end_on(t, p[0], &d, &st),
+	ok = scsi_detail(BLK_STS_OK, DID_OK, SAM_STAT_GOOD, -1, 0, 0);
+	for (i = 0; i < 50; i++) {
+		KUNIT_EXPECT_EQ(test, blk_mpath_end_detail(t->m, &rctx, &d, 0,
+							   &st),
 				BLK_MPATH_END_DELAY_RETRY);
+		KUNIT_EXPECT_EQ(test, end_on(t, p[0], &ok, &st),
+				BLK_MPATH_END_DONE);
+	}
 	KUNIT_EXPECT_TRUE(test, p[0]->is_active);
-	KUNIT_EXPECT_EQ(test, ctrs(p[0]).errors_retry, 203);
-	/* ... but a condition that lasts too long does */
-	WRITE_ONCE(p[0]->retry_same_since,
-		   (jiffies - msecs_to_jiffies(BLK_MPATH_RETRY_SAME_TIMEOUT_MS)
-		    - 2) | 1);
-	KUNIT_EXPECT_EQ(test, end_on(t, p[0], &d, &st), BLK_MPATH_END_RETRY);
+	KUNIT_EXPECT_NE(test, rctx.retry_since_ns, 0ULL);
+	KUNIT_EXPECT_EQ(test, ctrs(p[0]).errors_resource, 50);
+	rctx.retry_since_ns -= (BLK_MPATH_RESOURCE_RETRY_MS + 1) *
+			       NSEC_PER_MSEC;
+	KUNIT_EXPECT_EQ(test, blk_mpath_end_detail(t->m, &rctx, &d, 0, &st),
+			BLK_MPATH_END_RETRY);
 	KUNIT_EXPECT_FALSE(test, p[0]->is_active);
-	KUNIT_EXPECT_EQ(test, READ_ONCE(p[0]->retry_same_since), 0UL);
+	KUNIT_EXPECT_EQ(test, ctrs(p[0]).errors_path, 1);
+	KUNIT_EXPECT_EQ(test, ctrs(p[0]).errors_resource, 50);
 	blk_mpath_reinstate_path(t->m, p[0]);
+	/* a final verdict ends the request's bound */
+	rctx.path = p[0];
+	KUNIT_EXPECT_EQ(test, blk_mpath_end_detail(t->m, &rctx, &ok, 0, &st),
+			BLK_MPATH_END_DONE);
+	KUNIT_EXPECT_EQ(test, rctx.retry_since_ns, 0ULL);
+
+	/*
+	 * What SCSI only passes up after its own retries on this path
+	 * (5 immediate ones, or up to (retries + 1) x timeout): failover at
+	 * once, as stock; never requeued on the same path
+	 */
+	for (i = 0; i < ARRAY_SIZE(after_scsi_retries); i++) {
+		d = after_scsi_retries[i];
+		KUNIT_EXPECT_EQ_MSG(test, end_on(t, p[0], &d, &st),
+				    BLK_MPATH_END_RETRY, "case %d", i);
+		KUNIT_EXPECT_FALSE_MSG(test, p[0]->is_active, "case %d", i);
+		blk_mpath_reinstate_path(t->m, p[0]);
+	}
 
 	/* path error with another path left: fail it, retry */
 	d = scsi_detail(BLK_STS_TRANSPORT, DID_TRANSPORT_FAILFAST,
 			SAM_STAT_GOOD, -1, 0, 0);
 	KUNIT_EXPECT_EQ(test, end_on(t, p[0], &d, &st), BLK_MPATH_END_RETRY);
 	KUNIT_EXPECT_FALSE(test, p[0]->is_active);
-	KUNIT_EXPECT_EQ(test, ctrs(p[0]).errors_path, 1);
+	KUNIT_EXPECT_EQ(test, ctrs(p[0]).errors_path,
+			2 + ARRAY_SIZE(after_scsi_retries));
 
 	/* last path fails, no queueing: the original error is returned */
 	d = scsi_detail(BLK_STS_IOERR, DID_NO_CONNECT, SAM_STAT_GOOD, -1, 0, 0);
@@ -905,7 +993,7 @@ static void end_verdicts(struct kunit *test)
 
 	/* ... with queueing it is requeued */
 	blk_mpath_reinstate_path(t->m, p[1]);
-	blk_mpath_set_queueing(t->m, true, false);
+	blk_mpath_set_queueing(t->m, true, BLK_MPATH_QUEUEING_MESSAGE);
 	KUNIT_EXPECT_EQ(test, end_on(t, p[1], &d, &st), BLK_MPATH_END_RETRY);
 
 	/* selector accounting was undone for every completion */
@@ -1018,7 +1106,8 @@ static void map_end_release(struct kunit *test)
 	struct fake_dev *dev0 = fake_dev_create(test, 2);
 	struct fake_dev *dev1 = fake_dev_create(test, 2);
 	struct request *rq[4], *clone[4], *extra;
-	struct blk_mpath_rq_ctx ctx[4], xctx;
+	struct blk_mpath_rq_ctx ctx[4] = {}, xctx = {};
+	unsigned int max_sectors;
 	struct blk_mpath_path *p0, *p1;
 	struct blk_mpath_config cfg;
 	struct test_owner o = {};
@@ -1099,12 +1188,53 @@ static void map_end_release(struct kunit *test)
 			BLK_MPATH_MAP_REMAPPED);
 	fake_detail = scsi_detail(BLK_STS_OK, DID_OK, SAM_STAT_CHECK_CONDITION,
 				  MEDIUM_ERROR, 0x11, 0);
-	blk_mpath_set_queueing(m, true, false);
+	blk_mpath_set_queueing(m, true, BLK_MPATH_QUEUEING_MESSAGE);
 	KUNIT_EXPECT_EQ(test, blk_mpath_end_rq(m, clone[2], BLK_STS_IOERR,
 					       &ctx[2], &st),
 			BLK_MPATH_END_RETRY);
-	blk_mpath_set_queueing(m, false, false);
+	blk_mpath_set_queueing(m, false, BLK_MPATH_QUEUEING_MESSAGE);
 	blk_mpath_release_clone(clone[2], NULL);
+
+	/*
+	 * a clone refused because it exceeds its path's queue limits (they
+	 * shrank under the table): the error is returned, the path kept,
+	 * and no other path is failed for it
+	 */
+	if (!p0->is_active)
+		blk_mpath_reinstate_path(m, p0);
+	if (!p1->is_active)
+		blk_mpath_reinstate_path(m, p1);
+	KUNIT_EXPECT_EQ(test, blk_mpath_map_rq(m, rq[2], &clone[2], &ctx[2]),
+			BLK_MPATH_MAP_REMAPPED);
+	max_sectors = queue_max_sectors(clone[2]->q);
+	blk_queue_max_hw_sectors(clone[2]->q, 8);
+	clone[2]->__data_len = 64 << 10;
+	KUNIT_EXPECT_EQ(test, blk_mpath_end_rq(m, clone[2], BLK_STS_IOERR,
+					       &ctx[2], &st),
+			BLK_MPATH_END_DONE);
+	KUNIT_EXPECT_EQ(test, blk_status_to_errno(st),
+			blk_status_to_errno(BLK_STS_IOERR));
+	KUNIT_EXPECT_TRUE(test, ctx[2].path->is_active);
+	KUNIT_EXPECT_EQ(test, atomic_read(&m->nr_valid_paths), 2);
+	blk_queue_max_hw_sectors(clone[2]->q, max_sectors);
+	clone[2]->__data_len = 0;
+	blk_mpath_release_clone(clone[2], NULL);
+
+	/* the per-request retry bound survives requeues of the original */
+	KUNIT_EXPECT_EQ(test, blk_mpath_map_rq(m, rq[2], &clone[2], &ctx[2]),
+			BLK_MPATH_MAP_REMAPPED);
+	ctx[2].retry_since_ns = 42;
+	blk_mpath_release_clone(clone[2], &ctx[2]);
+	KUNIT_EXPECT_EQ(test, blk_mpath_map_rq(m, rq[2], &clone[2], &ctx[2]),
+			BLK_MPATH_MAP_REMAPPED);
+	KUNIT_EXPECT_EQ(test, ctx[2].retry_since_ns, 42ULL);
+	/* ... and is reset for a new original in the same ctx */
+	ctx[2].rq_start_ns ^= 1;
+	blk_mpath_release_clone(clone[2], &ctx[2]);
+	KUNIT_EXPECT_EQ(test, blk_mpath_map_rq(m, rq[2], &clone[2], &ctx[2]),
+			BLK_MPATH_MAP_REMAPPED);
+	KUNIT_EXPECT_EQ(test, ctx[2].retry_since_ns, 0ULL);
+	blk_mpath_release_clone(clone[2], &ctx[2]);
 
 	/* success */
 	if (!p0->is_active)
@@ -1224,11 +1354,11 @@ static const struct classify_case classify_cases[] = {
 	{ "error", SCSI_D(BLK_STS_IOERR, DID_ERROR, 0), BLK_MPATH_ERR_PATH },
 	{ "reset", SCSI_D(BLK_STS_IOERR, DID_RESET, 0), BLK_MPATH_ERR_PATH },
 	{ "soft error", SCSI_D(BLK_STS_IOERR, DID_SOFT_ERROR, 0),
-	  BLK_MPATH_ERR_RETRY_SAME },
+	  BLK_MPATH_ERR_PATH },
 	{ "imm retry", SCSI_D(BLK_STS_IOERR, DID_IMM_RETRY, 0),
-	  BLK_MPATH_ERR_RETRY_SAME },
+	  BLK_MPATH_ERR_PATH },
 	{ "requeue", SCSI_D(BLK_STS_IOERR, DID_REQUEUE, 0),
-	  BLK_MPATH_ERR_RETRY_SAME },
+	  BLK_MPATH_ERR_PATH },
 	{ "transport disrupted", SCSI_D(BLK_STS_IOERR,
 					DID_TRANSPORT_DISRUPTED, 0),
 	  BLK_MPATH_ERR_PATH },
@@ -1246,21 +1376,23 @@ static const struct classify_case classify_cases[] = {
 					       SAM_STAT_RESERVATION_CONFLICT),
 	  BLK_MPATH_ERR_RESERVATION },
 	{ "busy", SCSI_D(BLK_STS_IOERR, DID_OK, SAM_STAT_BUSY),
-	  BLK_MPATH_ERR_RESOURCE },
+	  BLK_MPATH_ERR_PATH },
 	{ "task set full", SCSI_D(BLK_STS_IOERR, DID_OK,
 				  SAM_STAT_TASK_SET_FULL),
-	  BLK_MPATH_ERR_RESOURCE },
+	  BLK_MPATH_ERR_PATH },
 	{ "task aborted", SCSI_D(BLK_STS_IOERR, DID_OK,
 				 SAM_STAT_TASK_ABORTED),
-	  BLK_MPATH_ERR_RETRY_SAME },
+	  BLK_MPATH_ERR_PATH },
+	{ "aca active", SCSI_D(BLK_STS_IOERR, DID_OK, SAM_STAT_ACA_ACTIVE),
+	  BLK_MPATH_ERR_PATH },
 	{ "check condition, no sense data",
 	  SCSI_D(BLK_STS_IOERR, DID_OK, SAM_STAT_CHECK_CONDITION),
 	  BLK_MPATH_ERR_PATH },
 	/* sense */
 	{ "alua transitioning", SENSE_D(BLK_STS_IOERR, NOT_READY, 0x04, 0x0a),
-	  BLK_MPATH_ERR_RETRY_SAME },
+	  BLK_MPATH_ERR_PATH },
 	{ "becoming ready", SENSE_D(BLK_STS_IOERR, NOT_READY, 0x04, 0x01),
-	  BLK_MPATH_ERR_RETRY_SAME },
+	  BLK_MPATH_ERR_PATH },
 	{ "alua standby", SENSE_D(BLK_STS_IOERR, NOT_READY, 0x04, 0x0b),
 	  BLK_MPATH_ERR_PATH },
 	{ "alua unavailable", SENSE_D(BLK_STS_IOERR, NOT_READY, 0x04, 0x0c),
@@ -1270,17 +1402,34 @@ static const struct classify_case classify_cases[] = {
 	{ "not ready other", SENSE_D(BLK_STS_IOERR, NOT_READY, 0x05, 0x00),
 	  BLK_MPATH_ERR_PATH },
 	{ "unit attention", SENSE_D(BLK_STS_IOERR, UNIT_ATTENTION, 0x29, 0),
-	  BLK_MPATH_ERR_RETRY_SAME },
+	  BLK_MPATH_ERR_PATH },
 	{ "alua state changed", SENSE_D(BLK_STS_IOERR, UNIT_ATTENTION, 0x2a,
 					0x06),
-	  BLK_MPATH_ERR_RETRY_SAME },
+	  BLK_MPATH_ERR_PATH },
+	{ "no sense", SENSE_D(BLK_STS_IOERR, NO_SENSE, 0, 0),
+	  BLK_MPATH_ERR_PATH },
 	{ "medium error", SENSE_D(BLK_STS_IOERR, MEDIUM_ERROR, 0x11, 0),
 	  BLK_MPATH_ERR_TARGET },
 	{ "medium error status", SENSE_D(BLK_STS_MEDIUM, MEDIUM_ERROR, 0x11,
 					 0),
 	  BLK_MPATH_ERR_TARGET },
-	{ "hardware error", SENSE_D(BLK_STS_IOERR, HARDWARE_ERROR, 0x44, 0),
+	{ "hardware error (retry_hwerror)", SENSE_D(BLK_STS_IOERR,
+						    HARDWARE_ERROR, 0x44, 0),
 	  BLK_MPATH_ERR_PATH },
+	{ "hardware error (6.1: BLK_STS_TARGET)", SENSE_D(BLK_STS_TARGET,
+							  HARDWARE_ERROR,
+							  0x44, 0),
+	  BLK_MPATH_ERR_TARGET },
+	{ "thin provisioning hard threshold", SENSE_D(BLK_STS_NOSPC,
+						      DATA_PROTECT, 0x27,
+						      0x07),
+	  BLK_MPATH_ERR_TARGET },
+	{ "illegal request other", SENSE_D(BLK_STS_IOERR, ILLEGAL_REQUEST,
+					   0x1a, 0),
+	  BLK_MPATH_ERR_TARGET },
+	{ "medium error other asc", SENSE_D(BLK_STS_IOERR, MEDIUM_ERROR, 0x0c,
+					    0),
+	  BLK_MPATH_ERR_TARGET },
 	{ "invalid field in cdb", SENSE_D(BLK_STS_TARGET, ILLEGAL_REQUEST,
 					  0x24, 0),
 	  BLK_MPATH_ERR_TARGET },
@@ -1308,7 +1457,10 @@ static const struct classify_case classify_cases[] = {
 					      0x10, 0x03),
 	  BLK_MPATH_ERR_TARGET },
 	{ "aborted command", SENSE_D(BLK_STS_IOERR, ABORTED_COMMAND, 0x47, 0),
-	  BLK_MPATH_ERR_RETRY_SAME },
+	  BLK_MPATH_ERR_PATH },
+	{ "aborted command (qemu EIO)", SENSE_D(BLK_STS_IOERR,
+						ABORTED_COMMAND, 0x00, 0x06),
+	  BLK_MPATH_ERR_PATH },
 	{ "vendor specific", SENSE_D(BLK_STS_IOERR, VENDOR_SPECIFIC, 0x80, 0),
 	  BLK_MPATH_ERR_PATH },
 	/* a transport host byte wins over stale sense */
@@ -1348,8 +1500,8 @@ static void classify_names(struct kunit *test)
 			   blk_mpath_err_class_name(BLK_MPATH_ERR_TARGET),
 			   "target");
 	KUNIT_EXPECT_STREQ(test,
-			   blk_mpath_err_class_name(BLK_MPATH_ERR_RETRY_SAME),
-			   "retry_same");
+			   blk_mpath_err_class_name(BLK_MPATH_ERR_LIMITS),
+			   "limits");
 	KUNIT_EXPECT_STREQ(test,
 			   blk_mpath_err_class_name(BLK_MPATH_ERR_RESERVATION),
 			   "reservation");

@@ -97,7 +97,6 @@ struct blk_mpath_path_stats {
 	u64_stats_t bytes;
 	u64_stats_t errors_path;	/* failed the path */
 	u64_stats_t errors_target;	/* returned to the caller */
-	u64_stats_t errors_retry;	/* retried on the same path */
 	u64_stats_t errors_other;
 	u64_stats_t errors_reservation;	/* reservation conflicts returned */
 	u64_stats_t errors_resource;	/* out of resources, delayed retry */
@@ -111,7 +110,6 @@ struct blk_mpath_path_counters {
 	u64 bytes;
 	u64 errors_path;
 	u64 errors_target;
-	u64 errors_retry;
 	u64 errors_other;
 	u64 errors_reservation;
 	u64 errors_resource;
@@ -129,8 +127,6 @@ struct blk_mpath_path {
 	bool is_pg_init_pending;
 	void *owner_data;		/* for the owner (dm: its struct dm_dev) */
 	void *pscontext;		/* selector-private (dm_path.pscontext) */
-	atomic_t retry_same;		/* consecutive same-path retries */
-	unsigned long retry_same_since;	/* jiffies | 1 of the first, or 0 */
 	struct blk_mpath_path_stats __percpu *stats;
 };
 
@@ -159,9 +155,11 @@ struct blk_mpath_ops {
 	/*
 	 * A path failed or was reinstated (for uevents); only called with
 	 * BLK_MPATH_EV_PATH_FAILED or BLK_MPATH_EV_PATH_REINSTATED and a
-	 * non-NULL path (the other events are reserved); may be called in
-	 * atomic context (e.g. from a clone's completion), with no engine
-	 * lock held.  nr_valid_paths is the count after the change.
+	 * non-NULL path (the other events are reserved).  Called with
+	 * m->lock held (interrupts off), in the order of the state changes,
+	 * so that consecutive events for one path reach user space in the
+	 * order they happened; must not sleep nor call into the engine.
+	 * nr_valid_paths is the count after the change.
 	 */
 	void (*path_event)(void *owner, enum blk_mpath_event ev,
 			   struct blk_mpath_path *path,
@@ -190,11 +188,11 @@ struct blk_mpath_ops {
 #define BLK_MPATH_PG_INIT_RETRIES_MAX	50
 #define BLK_MPATH_PG_INIT_DELAY_MAX	60000
 /*
- * A transient condition on a path (UNIT ATTENTION, ALUA transitioning,
- * ...) is retried without failing the path for at most this long after
- * its first occurrence with no success in between; then the path fails.
+ * A request that completes with BLK_STS_RESOURCE is requeued to its path
+ * (after a delay, without failing the path) for at most this long after
+ * the first time; then it is a path error.  Bounded per request.
  */
-#define BLK_MPATH_RETRY_SAME_TIMEOUT_MS	10000
+#define BLK_MPATH_RESOURCE_RETRY_MS	5000
 
 /* Engine flags (m->flags), bit numbers. */
 enum {
@@ -303,12 +301,17 @@ int blk_mpath_reinstate_path(struct blk_mpath *m, struct blk_mpath_path *path);
 /* pg_num is 1-based; -EINVAL when out of range. */
 int blk_mpath_switch_pg(struct blk_mpath *m, unsigned int pg_num);
 int blk_mpath_bypass_pg(struct blk_mpath *m, unsigned int pg_num, bool bypass);
+/* blk_mpath_set_queueing() flags */
+/* remember the current setting for blk_mpath_restore_queueing() (presuspend) */
+#define BLK_MPATH_QUEUEING_SAVE_OLD	BIT(0)
 /*
- * queue_if_no_path on/off.  save_old: remember the current setting so that
- * blk_mpath_restore_queueing() brings it back (presuspend/resume).
+ * the "queue_if_no_path" / "fail_if_no_path" message: queueing on arms the
+ * no-path timer when no path is left, off stops it (stock message semantics)
  */
+#define BLK_MPATH_QUEUEING_MESSAGE	BIT(1)
+/* queue_if_no_path on/off; flags: BLK_MPATH_QUEUEING_* */
 int blk_mpath_set_queueing(struct blk_mpath *m, bool queue_if_no_path,
-			   bool save_old);
+			   unsigned int flags);
 void blk_mpath_restore_queueing(struct blk_mpath *m);
 /* Waits for pg_init and queued engine work to finish (postsuspend). */
 void blk_mpath_flush(struct blk_mpath *m);
@@ -326,11 +329,17 @@ void blk_mpath_path_counters(struct blk_mpath_path *path,
 
 /* ---- per request --------------------------------------------------------- */
 
-/* Per-request state kept by the owner (dm: per_io_data). */
+/*
+ * Per-request state kept by the owner (dm: per_io_data), in the original
+ * request's driver data: it must survive requeues of the original and
+ * start zeroed when the owner allocates it.  Engine-private fields.
+ */
 struct blk_mpath_rq_ctx {
-	struct blk_mpath_path *path;
+	struct blk_mpath_path *path;	/* the clone's path */
 	size_t nr_bytes;
-	u64 start_ns;
+	u64 start_ns;			/* the clone's issue time */
+	u64 rq_start_ns;		/* the original's start_time_ns */
+	u64 retry_since_ns;		/* first same-path requeue, 0 = none */
 };
 
 enum blk_mpath_map_result {
@@ -371,9 +380,12 @@ enum blk_mpath_end_result {
  * the clone still exists.  Reads blk_rq_error_detail(): a path error fails
  * the path and retries (unless no path is left and no queueing, then the
  * error is returned); a target error is returned and never retried on other
- * paths; a transient condition on the path is retried.  *status is the
- * status to complete with when DONE is returned.  Accounts the selector and
- * the per-path stats.
+ * paths; an out-of-resource completion is retried on the same path, for at
+ * most BLK_MPATH_RESOURCE_RETRY_MS per request.  A clone its path refused
+ * because it exceeds the path's queue limits is failed without failing
+ * the path.  *status is the status to complete with when DONE is returned
+ * (always the clone's own error).  Accounts the selector and the per-path
+ * stats.
  */
 enum blk_mpath_end_result blk_mpath_end_rq(struct blk_mpath *m,
 					   struct request *clone,
@@ -422,9 +434,9 @@ enum blk_mpath_err_class {
 	BLK_MPATH_ERR_NONE,		/* success */
 	BLK_MPATH_ERR_PATH,		/* fail the path, retry elsewhere */
 	BLK_MPATH_ERR_TARGET,		/* return to the caller, no retry */
-	BLK_MPATH_ERR_RETRY_SAME,	/* transient on this path: retry */
 	BLK_MPATH_ERR_RESERVATION,	/* reservation conflict: return */
 	BLK_MPATH_ERR_RESOURCE,		/* out of resources: delay, retry */
+	BLK_MPATH_ERR_LIMITS,		/* clone refused: exceeds path limits */
 };
 
 enum blk_mpath_err_class blk_mpath_classify(const struct blk_error_detail *d);
