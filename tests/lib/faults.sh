@@ -1,0 +1,256 @@
+# blk-mpath fault harness (guest side).  Source after common.sh.
+#
+# A fault scenario injects one fault into one path of a live map under fio
+# verify, on stock dm-multipath and on blk-mpath in the same boot, one
+# after the other, and judges both:
+#   (a) every I/O completes within a stated bound (a hang is a failure),
+#   (b) fio verify is intact wherever the data path should survive,
+#   (c) the error reaches the caller where it must,
+#   (d) path and group states afterwards,
+# and prints the failover gap (the longest completion latency fio saw
+# around the fault) of both engines.  Host-side faults go through
+# `hostctl` (QMP from the host: blkdebug on one path's node, hot-unplug).
+#
+# A scenario defines run_engine() (its body, for $ENGINE) and calls
+# fault_main.  run_engine reports with fault_result, fails with fail().
+# shellcheck shell=bash
+
+FAULT_ENGINES=${FAULT_ENGINES:-"stock new"}
+FAULT_RES=/results/faults
+FAULT_NAME=${FAULT_NAME:-$(basename "${BASH_SOURCE[1]:-$0}" .sh)}
+# the longest completion latency any I/O may have, unless a scenario says
+mkdir -p "$FAULT_RES"
+
+# ---- engines in one boot ----------------------------------------------------
+# engine_use stock|new: no maps, no multipathd, the other engine unloaded,
+# this one loaded.
+engine_use() {
+	test_cleanup >/dev/null 2>&1
+	ENGINE=$1
+	engine_select "$ENGINE" || fail "cannot select engine $ENGINE"
+	engine_load
+	say "engine: $ENGINE ($(lsmod | awk '$1 == "dm_multipath" || $1 == "dm_blk_mpath" {print $1}' | tr '\n' ' '))"
+}
+
+# ---- the QEMU two-path LUN: host path N <-> guest sdX -------------------------
+# Path N is the scsi-hd on controller scsiN, at PCI slot 0x10 + N
+# (images/run-guest.sh).  Prints the sdX name, empty if it is not there.
+qpath_dev() {
+	local d want
+	want=$(printf '0000:00:%02x.0' $((0x10 + $1)))
+	for d in /sys/block/sd*; do
+		[ -e "$d/device/vendor" ] || continue
+		grep -q QEMU "$d/device/vendor" || continue
+		readlink -f "$d/device" | grep -q "/$want/" && { basename "$d"; return 0; }
+	done
+	return 1
+}
+# wait_qpath N present|absent [secs]
+wait_qpath() {
+	local i
+	for i in $(seq $((${3:-30} * 5))); do
+		if [ "$2" = present ]; then
+			qpath_dev "$1" >/dev/null && [ -b "/dev/$(qpath_dev "$1")" ] && return 0
+		else
+			qpath_dev "$1" >/dev/null || return 0
+		fi
+		sleep 0.2
+	done
+	return 1
+}
+
+# qmap_create NAME failover|multibus [FEATURES...]: a map over the two QEMU
+# paths.  failover: one path per group (path 0 in group 1), round-robin;
+# multibus: both paths in one round-robin group.  Sets QA/QB (MAJ:MIN of
+# path 0/1), QD0/QD1 (sdX), QN (sectors).
+qmap_create() {
+	local name=$1 layout=$2 nf
+	shift 2
+	QD0=$(qpath_dev 0) || fail "QEMU path 0 not present"
+	QD1=$(qpath_dev 1) || fail "QEMU path 1 not present"
+	QA=$(mm "$QD0") QB=$(mm "$QD1") QN=$(sectors "/dev/$QD0")
+	nf=$#
+	case $layout in
+	failover) QTABLE="0 $QN multipath $nf${*:+ $*} 0 2 1 round-robin 0 1 1 $QA 1 round-robin 0 1 1 $QB 1" ;;
+	multibus) QTABLE="0 $QN multipath $nf${*:+ $*} 0 1 1 round-robin 0 2 1 $QA 1 $QB 1" ;;
+	*) fail "qmap_create: layout $layout" ;;
+	esac
+	dm_create "$name" "$QTABLE" || fail "cannot create $name"
+	udevadm settle -t 10 2>/dev/null
+}
+
+# path_state_of MAP MAJ:MIN -> A or F
+path_state_of() { dm_status "$1" | grep -oE "$2 [AF] " | awk '{print $2}'; }
+# wait_path MAP MAJ:MIN A|F [secs]
+wait_path() {
+	local i
+	for i in $(seq $((${4:-30} * 5))); do
+		[ "$(path_state_of "$1" "$2")" = "$3" ] && return 0
+		sleep 0.2
+	done
+	return 1
+}
+# active_group MAP -> number of the group in state A (0 if none)
+active_group() {
+	dm_status "$1" | awk '{n=0; for (i=1;i<=NF;i++) if ($i=="A"||$i=="E"||$i=="D") { if ($(i+1) ~ /^[0-9]+$/ && $(i-1) !~ /:/) { n++; if ($i=="A") { print n; exit } } } print 0}' | head -1
+}
+
+# ---- fio under fault ---------------------------------------------------------------
+# fio_start MAP SECONDS [extra fio args]: 4k randwrite QD8 with crc32c verify
+# over the first 64 MiB, a completion-latency log, in the background.
+# Sets FIO_PID, FIO_OUT, FIO_LOG.
+fio_start() {
+	local map=$1 secs=$2
+	shift 2
+	FIO_OUT=/tmp/fio-$FAULT_NAME-$ENGINE.json
+	FIO_LOG=/tmp/fio-$FAULT_NAME-$ENGINE
+	rm -f "$FIO_OUT" "$FIO_LOG"_*.log
+	fio --name=fault --filename="/dev/mapper/$map" --rw=randwrite --bs=4k --size=64M \
+		--ioengine=libaio --iodepth=8 --direct=1 --verify=crc32c --verify_backlog=256 \
+		--verify_fatal=1 --time_based --runtime="$secs" --output-format=json \
+		--output="$FIO_OUT" --write_lat_log="$FIO_LOG" --log_avg_msec=0 "$@" \
+		>/dev/null 2>"$FIO_OUT.err" &
+	FIO_PID=$!
+	FIO_SECS=$secs
+	# wait until fio has the map open and I/O is flowing
+	local i
+	for i in $(seq 100); do
+		[ "$(dmsetup info -c --noheadings -o open "$map" 2>/dev/null | tr -d ' ')" -gt 0 ] 2>/dev/null && break
+		sleep 0.1
+	done
+	sleep 1
+}
+
+# fio_wait [grace secs]: wait for fio; a fio still running grace s after its
+# runtime is a hang: the blocked tasks are dumped and the scenario fails.
+# Sets FIO_RC.
+fio_wait() {
+	local grace=${1:-60} i
+	for i in $(seq $(((FIO_SECS + grace) * 5))); do
+		kill -0 "$FIO_PID" 2>/dev/null || break
+		sleep 0.2
+	done
+	if kill -0 "$FIO_PID" 2>/dev/null; then
+		echo "HANG: fio still running $grace s after its ${FIO_SECS} s runtime"
+		echo w >/proc/sysrq-trigger
+		dmesg | tail -60
+		dmsetup status 2>/dev/null
+		fail "I/O hang on $ENGINE"
+	fi
+	wait "$FIO_PID"
+	FIO_RC=$?
+}
+
+# fio_stats: from the JSON and the latency log, sets FIO_ERR (fio's error
+# count), FIO_IOS (completed I/Os), GAP_MS (longest completion latency),
+# STALL_MS (longest time with no completion at all) and writes the
+# completions per 100 ms to $FAULT_RES/<name>-<engine>.iops.
+fio_stats() {
+	local r
+	r=$(python3 - "$FIO_OUT" "$FIO_LOG" "$FAULT_RES/$FAULT_NAME-$ENGINE.iops" <<'EOF'
+import glob, json, sys
+out, logp, iops = sys.argv[1:4]
+err = ios = 0
+try:
+    j = json.load(open(out))
+    for job in j.get("jobs", []):
+        err += job.get("error", 0)
+        for d in ("read", "write"):
+            ios += job.get(d, {}).get("total_ios", 0)
+except Exception as e:
+    err = -1
+times, gap = [], 0.0
+for f in glob.glob(logp + "_clat.*.log"):
+    for line in open(f):
+        p = line.split(",")
+        if len(p) < 2:
+            continue
+        t, lat = int(p[0]), int(p[1]) / 1e6
+        times.append(t)
+        gap = max(gap, lat)
+times.sort()
+stall = max((b - a for a, b in zip(times, times[1:])), default=0)
+with open(iops, "w") as o:
+    if times:
+        b = {}
+        for t in times:
+            b[t // 100] = b.get(t // 100, 0) + 1
+        for k in range(min(b), max(b) + 1):
+            o.write("%d %d\n" % (k * 100, b.get(k, 0)))
+print(err, ios, "%.1f" % gap, stall)
+EOF
+)
+	read -r FIO_ERR FIO_IOS GAP_MS STALL_MS <<<"$r"
+	say "fio: rc=$FIO_RC errors=$FIO_ERR ios=$FIO_IOS gap=${GAP_MS}ms stall=${STALL_MS}ms"
+}
+
+# fio_expect_clean: fio finished, 0 errors, 0 verify errors
+fio_expect_clean() {
+	fio_wait "${1:-60}"
+	fio_stats
+	if [ "$FIO_RC" -ne 0 ] || [ "$FIO_ERR" != 0 ]; then
+		cat "$FIO_OUT.err" 2>/dev/null | tail -20
+		fail "fio on $ENGINE: exit $FIO_RC, errors $FIO_ERR (I/O or verify error)"
+	fi
+	[ "${FIO_IOS:-0}" -gt 0 ] || fail "fio on $ENGINE completed no I/O"
+}
+
+# expect_gap_below MS: every I/O completed within MS (the scenario's bound)
+expect_gap_below() {
+	awk -v g="$GAP_MS" -v b="$1" 'BEGIN {exit !(g < b)}' ||
+		fail "$ENGINE: an I/O took ${GAP_MS} ms, the bound is $1 ms"
+	say "ok: every I/O completed within $1 ms on $ENGINE (longest ${GAP_MS} ms)"
+}
+
+# ---- results -------------------------------------------------------------------------
+# fault_result KEY=VALUE...: one result line for this engine (gap, verdict)
+fault_result() {
+	echo "FAULT $FAULT_NAME engine=$ENGINE $*"
+	echo "$FAULT_NAME $ENGINE $*" >>"$FAULT_RES/results.txt"
+}
+
+# the value of KEY in this scenario's result line for ENGINE
+fault_value() { # engine key
+	grep "^$FAULT_NAME $1 " "$FAULT_RES/results.txt" 2>/dev/null | tail -1 |
+		tr ' ' '\n' | sed -n "s/^$2=//p"
+}
+
+# compare_gaps [slack_ms]: blk-mpath must not fail over later than stock:
+# new gap <= stock gap * 1.5 + slack (TCG timing noise)
+compare_gaps() {
+	local s n slack=${1:-1000}
+	s=$(fault_value stock gap_ms) n=$(fault_value new gap_ms)
+	[ -n "$s" ] && [ -n "$n" ] || return 0
+	echo "GAP $FAULT_NAME stock=${s}ms blk-mpath=${n}ms"
+	awk -v s="$s" -v n="$n" -v k="$slack" 'BEGIN {exit !(n <= s * 1.5 + k)}' ||
+		fail "blk-mpath failed over later than stock: ${n} ms against ${s} ms"
+}
+
+# fault_main: run_engine on every engine of FAULT_ENGINES, then compare.
+fault_main() {
+	local e
+	: >"$FAULT_RES/$FAULT_NAME.done"
+	sed -i "/^$FAULT_NAME /d" "$FAULT_RES/results.txt" 2>/dev/null
+	for e in $FAULT_ENGINES; do
+		echo "=== $FAULT_NAME on $e"
+		engine_use "$e"
+		run_engine || fail "$FAULT_NAME on $e"
+		fault_host_clear
+		echo "$e" >>"$FAULT_RES/$FAULT_NAME.done"
+	done
+	[ "$(wc -l <"$FAULT_RES/$FAULT_NAME.done")" -eq "$(echo $FAULT_ENGINES | wc -w)" ] ||
+		fail "not every engine ran"
+	[ "${FAULT_COMPARE:-gap}" = gap ] && compare_gaps "${FAULT_SLACK_MS:-1000}"
+	true
+}
+
+# ---- host faults ------------------------------------------------------------------------
+fault_host_clear() {
+	hostctl_available || return 0
+	hostctl resume-all 0 >/dev/null 2>&1
+	hostctl resume-all 1 >/dev/null 2>&1
+	hostctl clear 0 >/dev/null 2>&1
+	hostctl clear 1 >/dev/null 2>&1
+	true
+}
+need_hostctl() { hostctl_available || fail "the host fault agent does not answer on ttyS1"; }
