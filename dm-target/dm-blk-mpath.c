@@ -1033,9 +1033,12 @@ static struct target_type multipath_target = {
 	 * pg_init runs from a workqueue), so the map advertises REQ_NOWAIT
 	 * when every path does and io_uring submits inline instead of
 	 * handing each I/O to an io-wq worker.  Stock multipath lacks it.
+	 * DM_TARGET_ALTERNATE_PATHS: the map does FUA only if every path can
+	 * take a FUA write (a FUA clone bypasses the path's flush machinery).
 	 */
 	.features = DM_TARGET_SINGLETON | DM_TARGET_IMMUTABLE |
-		    DM_TARGET_PASSES_INTEGRITY | DM_TARGET_NOWAIT,
+		    DM_TARGET_PASSES_INTEGRITY | DM_TARGET_NOWAIT |
+		    DM_TARGET_ALTERNATE_PATHS,
 	.module = THIS_MODULE,
 	.ctr = multipath_ctr,
 	.dtr = multipath_dtr,

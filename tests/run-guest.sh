@@ -12,6 +12,10 @@ arg() { tr ' ' '\n' </proc/cmdline | sed -n "s/^blkmpath\.$1=//p" | tail -1; }
 MODE=$(arg mode) ENGINE=$(arg engine) SEL=$(arg tests)
 export ENGINE=${ENGINE:-stock}
 TEST_TIMEOUT=$(arg timeout); TEST_TIMEOUT=${TEST_TIMEOUT:-600}
+# quick (make test) or full (make test-full): a scenario marked "# TIER: full"
+# runs only in the full tier; "# TIER: quick" ones only in make test (their
+# full-tier counterpart replaces them)
+TIER=$(arg tier); export TIER=${TIER:-quick}
 
 finish() {
 	sync
@@ -27,7 +31,7 @@ mkdir -p "$RES"
 mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
 . "$TESTS_DIR/lib/common.sh"
 engine_select "$ENGINE"
-echo "blk-mpath guest: kernel $(uname -r), engine=$ENGINE, mode=$MODE, tests=$SEL"
+echo "blk-mpath guest: kernel $(uname -r), engine=$ENGINE, mode=$MODE, tier=$TIER, tests=$SEL"
 
 if [ "$MODE" = demo ] || [ "$MODE" = bench ]; then
 	bash "$TESTS_DIR/$MODE.sh" 2>&1 | tee "$RES/$MODE.log"
@@ -38,11 +42,17 @@ fi
 
 # Expand the selection: "baseline", "engine,target", "baseline/011-failover".
 files=()
+in_tier() { # FILE: does it belong to this tier?
+	local t
+	t=$(sed -n 's/^# TIER: //p' "$1" | head -1)
+	[ -z "$t" ] || [ "$t" = "$TIER" ]
+}
 IFS=, read -ra parts <<<"${SEL:-baseline}"
 for p in "${parts[@]}"; do
 	if [ -d "$TESTS_DIR/$p" ]; then
-		for f in "$TESTS_DIR/$p"/[0-9]*.sh; do [ -e "$f" ] && files+=("$f"); done
+		for f in "$TESTS_DIR/$p"/[0-9]*.sh; do [ -e "$f" ] && in_tier "$f" && files+=("$f"); done
 	else
+		# a scenario named explicitly runs whatever its tier
 		for f in "$TESTS_DIR"/$p*.sh; do [ -e "$f" ] && files+=("$f"); done
 	fi
 done

@@ -90,9 +90,39 @@ wait_path() {
 	done
 	return 1
 }
+# mp_status MAP: the status parsed by position (stock format), one line per
+# path: "<group> <group state A|E|D> <MAJ:MIN> <A|F> <fail count>"
+mp_status() {
+	dm_status "$1" | python3 -c '
+import sys
+t = sys.stdin.read().split()
+i = 0
+def take(n=1):
+    global i
+    v = t[i:i + n]; i += n
+    return v
+nf = int(take()[0]); take(nf)
+nh = int(take()[0]); take(nh)
+npg = int(take()[0]); take()
+for g in range(1, npg + 1):
+    st = take()[0]
+    nps = int(take()[0]); take(nps)
+    npath, nsel = map(int, take(2))
+    for p in range(npath):
+        dev, a, fc = take(3); take(nsel)
+        print(g, st, dev, a, fc)
+'
+}
 # active_group MAP -> number of the group in state A (0 if none)
-active_group() {
-	dm_status "$1" | awk '{n=0; for (i=1;i<=NF;i++) if ($i=="A"||$i=="E"||$i=="D") { if ($(i+1) ~ /^[0-9]+$/ && $(i-1) !~ /:/) { n++; if ($i=="A") { print n; exit } } } print 0}' | head -1
+active_group() { mp_status "$1" | awk '$2 == "A" {print $1; f = 1; exit} END {if (!f) print 0}'; }
+# the QEMU path number (0/1) of MAJ:MIN, empty if neither
+qpath_of() {
+	local n d
+	for n in 0 1; do
+		d=$(qpath_dev "$n") || continue
+		[ "$(mm "$d")" = "$1" ] && { echo "$n"; return 0; }
+	done
+	return 1
 }
 
 # ---- fio under fault ---------------------------------------------------------------

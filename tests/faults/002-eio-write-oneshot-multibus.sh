@@ -1,0 +1,25 @@
+#!/bin/bash
+# DESCRIPTION: a one-shot QEMU EIO on a write of path 0 in a multibus table under fio verify: the path fails, the write completes on path 1, reinstated path 0 carries I/O again; 0 I/O and verify errors; gap stock vs blk-mpath
+# REQUIRES: cmd:fio mod:dm-blk-mpath mod:dm-multipath
+# TIMEOUT: 240
+. /opt/blk-mpath/tests/lib/common.sh
+. /opt/blk-mpath/tests/lib/faults.sh
+export DM_DISABLE_UDEV=1
+need_hostctl
+
+run_engine() {
+	qmap_create mpw multibus
+	fio_start mpw 14
+	hostctl inject 0 write_aio 5 once=on || fail "inject"
+	wait_path mpw "$QA" F 30 || fail "path 0 did not fail"
+	sleep 2
+	run dmsetup message mpw 0 reinstate_path "$QA" || fail "reinstate"
+	fio_expect_clean
+	expect_gap_below 30000
+	expect_eq "$(dm_path_states mpw)" AA "both paths active after the reinstate"
+	expect_eq "$(dm_status mpw | grep -oE "$QA A [0-9]+" | awk '{print $3}')" 1 "path 0 failed exactly once"
+	fault_result gap_ms=$GAP_MS stall_ms=$STALL_MS ios=$FIO_IOS verdict=failover
+	hostctl clear 0
+	dm_remove mpw
+}
+fault_main

@@ -1,0 +1,47 @@
+#!/bin/bash
+# DESCRIPTION: hot-unplug and re-plug (QMP device_del / device_add) of the path in the active group of a multipathd map under fio verify, 20 cycles: 0 I/O and verify errors, multipathd keeps managing the map, both paths back at the end; longest completion latency stock vs blk-mpath
+# REQUIRES: cmd:fio cmd:multipathd mod:dm-blk-mpath mod:dm-multipath
+# TIMEOUT: 900
+. /opt/blk-mpath/tests/lib/common.sh
+. /opt/blk-mpath/tests/lib/faults.sh
+need_hostctl
+CYCLES=${HOTPLUG_CYCLES:-20}
+
+mp_paths() { # MAP -> number of paths multipathd shows as active/ready
+	multipathd show paths raw format "%m %t %T" 2>/dev/null | awk -v m="$1" '$1 == m && $2 == "active" && $3 == "ready"' | wc -l
+}
+wait_mp_paths() { # MAP N secs
+	local i
+	for i in $(seq $(($3 * 2))); do [ "$(mp_paths "$1")" -eq "$2" ] && return 0; sleep 0.5; done
+	multipathd show paths; dm_status "$1"; return 1
+}
+
+run_engine() {
+	local map c n=0 t0
+	multipathd_start
+	map=$(multipathd show maps raw format "%n" | head -1)
+	wait_mp_paths "$map" 2 60 || fail "map not healthy at start"
+	fio_start "$map" $((CYCLES * 15))
+	t0=$SECONDS
+	for c in $(seq "$CYCLES"); do
+		kill -0 "$FIO_PID" 2>/dev/null || fail "fio ended early (cycle $c)"
+		# the path of the active group (the first path if none is active)
+		local dev q
+		dev=$(mp_status "$map" | awk '$2 == "A" && $4 == "A" {print $3; exit}')
+		q=$(qpath_of "${dev:-none}") || q=0
+		hostctl unplug "$q" || fail "unplug path $q (cycle $c)"
+		wait_qpath "$q" absent 30 || fail "path $q still there after unplug (cycle $c)"
+		wait_mp_paths "$map" 1 60 || fail "multipathd did not drop path $q (cycle $c)"
+		hostctl plug "$q" || fail "plug path $q (cycle $c)"
+		wait_qpath "$q" present 30 || fail "path $q did not come back (cycle $c)"
+		wait_mp_paths "$map" 2 60 || fail "multipathd did not add path $q back (cycle $c)"
+		n=$((n + 1))
+	done
+	say "$n unplug/plug cycles in $((SECONDS - t0)) s under I/O"
+	kill -INT "$FIO_PID"
+	fio_expect_clean 60
+	expect_gap_below 30000
+	expect_eq "$(dm_path_states "$map")" AA "both paths active at the end"
+	fault_result gap_ms=$GAP_MS stall_ms=$STALL_MS cycles=$n ios=$FIO_IOS
+}
+fault_main
