@@ -7,7 +7,7 @@
 . "$(dirname "$0")/../scripts/lib.sh"
 OUT=$1 W=$2
 MODE=${MODE:-test} ENGINE=${ENGINE:-stock} T=${T:-baseline} TIMEOUT=${TIMEOUT:-2400}
-need_pkgs qemu-system-x86 qemu-utils
+need_pkgs qemu-system-x86 qemu-utils python3
 mkdir -p "$W"
 KIMG=$OUT/arch/x86/boot/bzImage
 [ -e "$KIMG" ] || die "no kernel image at $KIMG"
@@ -16,7 +16,15 @@ rm -f "$W/results.img" "$W/lun.img" "$W/console.log"
 truncate -s 64M "$W/results.img"
 truncate -s 256M "$W/lun.img"
 rm -rf "$W/results"; mkdir -p "$W/results"
-WWN=0x5000c50015ea71ac
+qemu_lun_args "$W"
+# The host agent (scripts/hostctl.py) answers the guest's fault requests on
+# ttyS1; it waits for QEMU's QMP and ctl sockets and stops when QEMU exits.
+rm -f "$W/qmp.sock" "$W/ctl.sock" "$W/hostctl.log"
+# QEMU's stdout is the console: the agent reads blkdebug's reports of held
+# requests from console.log.
+/usr/bin/python3 "$TOP/scripts/hostctl.py" --qmp "$W/qmp.sock" --ctl "$W/ctl.sock" --wait 120 \
+	--console "$W/console.log" </dev/null >"$W/hostctl.log" 2>&1 &
+hpid=$!
 APPEND="root=/dev/vda rw console=ttyS0,115200 printk.time=1 loglevel=5 panic=-1 oops=panic systemd.show_status=false"
 APPEND="$APPEND blkmpath.mode=$MODE blkmpath.engine=$ENGINE blkmpath.tests=$T ${GUEST_APPEND:-}"
 log "booting guest (TCG, 2 vCPU): mode=$MODE engine=$ENGINE tests=$T, limit ${TIMEOUT}s; console: $W/console.log"
@@ -27,13 +35,10 @@ timeout -k 10 "$TIMEOUT" qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m "${GUE
 	-kernel "$KIMG" -append "$APPEND" \
 	-drive file="$W/root.img",format=raw,if=virtio,cache=unsafe \
 	-drive file="$W/results.img",format=raw,if=virtio,cache=unsafe \
-	-blockdev driver=file,filename="$W/lun.img",node-name=lun0,locking=off,cache.direct=off \
-	-device virtio-scsi-pci,id=scsi0 -device virtio-scsi-pci,id=scsi1 \
-	-device scsi-hd,bus=scsi0.0,drive=lun0,share-rw=on,serial=BLKMPATHLUN0,wwn=$WWN \
-	-device scsi-hd,bus=scsi1.0,drive=lun0,share-rw=on,serial=BLKMPATHLUN0,wwn=$WWN \
-	-qmp unix:"$W/qmp.sock",server=on,wait=off \
+	"${LUN_ARGS[@]}" \
 	</dev/null 2>&1 | tee "$W/console.log" | sed -u 's/^/  guest| /'
 qrc=${PIPESTATUS[0]}
+kill "$hpid" 2>/dev/null; wait "$hpid" 2>/dev/null
 set -e
 log "guest finished after $(($(date +%s) - start)) s (qemu exit $qrc)"
 tar -xf "$W/results.img" -C "$W/results" 2>/dev/null || true

@@ -67,3 +67,25 @@ run_progress() {
 }
 
 hash_files() { cat "$@" 2>/dev/null | sha256sum | cut -c1-16; }
+
+# qemu_lun_args W: sets LUN_ARGS, the QEMU arguments of the two-path LUN and
+# its control channel (used by images/run-guest.sh and scripts/hostctl-selftest.sh).
+# One file node lun0 on W/lun.img; per path N a raw node pN on it and a
+# scsi-hd hdN (on its own virtio-scsi HBA scsiN, PCI slot 0x10+N, which is how
+# tests/lib/faults.sh finds path N in the guest) with the same serial and WWN,
+# so the guest sees one LUN with two paths.  scripts/hostctl.py puts fault
+# filters (blkdebug, throttle) between pN and lun0, so a fault hits one path.
+# QMP on W/qmp.sock; W/ctl.sock is the guest's ttyS1 (index 1: 0x2f8, irq 3),
+# the channel on which guest tests ask hostctl.py for faults.
+qemu_lun_args() {
+	local W=$1 WWN=0x5000c50015ea71ac p
+	LUN_ARGS=(-blockdev "driver=file,filename=$W/lun.img,node-name=lun0,locking=off,cache.direct=off"
+		-device "virtio-scsi-pci,id=scsi0,addr=0x10" -device "virtio-scsi-pci,id=scsi1,addr=0x11")
+	for p in 0 1; do
+		LUN_ARGS+=(-blockdev "driver=raw,node-name=p$p,file=lun0"
+			-device "scsi-hd,id=hd$p,bus=scsi$p.0,drive=p$p,share-rw=on,serial=BLKMPATHLUN0,wwn=$WWN,rerror=report,werror=report")
+	done
+	LUN_ARGS+=(-qmp "unix:$W/qmp.sock,server=on,wait=off"
+		-chardev "socket,id=ctl,path=$W/ctl.sock,server=on,wait=off"
+		-device "isa-serial,id=ctlser,chardev=ctl,index=1")
+}

@@ -44,7 +44,7 @@ for e in "${engines[@]}"; do
 	done
 	lines+=("$e: ${s:-guest run failed (see $W/console.log)}")
 	mkdir -p "$TOP/results"; rm -rf "$TOP/results/$KVARIANT-$e"
-	cp -r "$W/results" "$TOP/results/$KVARIANT-$e" 2>/dev/null; cp "$W/console.log" "$TOP/results/$KVARIANT-$e/" 2>/dev/null
+	cp -r "$W/results" "$TOP/results/$KVARIANT-$e" 2>/dev/null; cp "$W/console.log" "$W/hostctl.log" "$TOP/results/$KVARIANT-$e/" 2>/dev/null
 done
 log "total time $(($(date +%s) - t0)) s; logs in $TOP/results/"
 for l in "${lines[@]}"; do echo "$l"; done

@@ -175,15 +175,139 @@ multipathd_stop() {
 	echo "multipathd_stop: maps left: $(dmsetup ls --target multipath | tr '\n' ' ')"
 }
 
-# Between scenarios: no multipathd, no maps, no scsi_debug, paths running.
+# ---- host control: faults on one path of the QEMU LUN -----------------------------
+# The host agent (scripts/hostctl.py) listens on the guest's ttyS1:
+#   hostctl [-t SECS] CMD ARGS...   send "REQ <id> CMD ARGS", wait (default 30 s)
+#                                   for "ACK <id> OK|ERR text"; print the text;
+#                                   0 for OK, 1 for ERR or timeout.
+# Commands (P = path 0|1, i.e. scsi-hd hdP on virtio-scsi HBA P):
+#   ping | state | help
+#   inject P EVENT ERRNO [sector=N] [once=on|off] [count=N] [iotype=read|write|flush|...]
+#          blkdebug error rule (events: read_aio write_aio flush_to_disk ...;
+#          errno: number or EIO ENODATA EREMOTEIO EBADE ENOMEDIUM ENOSPC EINVAL;
+#          iotype defaults to the event's: read_aio fails reads only, etc.);
+#          rules on one path accumulate until "clear P" (a later inject on the
+#          path re-arms once/count rules); a rule failing flushes is once-only
+#          (default count=100: QEMU could not remove a persistent one again)
+#   clear P            path P back to healthy (also releases its breaks)
+#   break P EVENT TAG  the next request raising EVENT on path P hangs in QEMU;
+#                      "state" shows TAG(armed=1), then TAG(held=1)
+#   resume P TAG | resume-all P   release what TAG (or every tag) holds
+#   throttle P IOPS|off           make path P slow
+#   unplug P | plug P [prop=val]  hot-remove / re-add the path's scsi-hd (plug
+#                                 properties, e.g. dpofua=on, for that plug only)
+# While a break is outstanding the agent refuses inject/clear/throttle/unplug
+# (a held request would hang QEMU's drain): resume first.  A scenario that needs
+# the agent checks "hostctl_available || skip ..."; test_cleanup (hostctl_reset)
+# undoes whatever a scenario left behind.
+HOSTCTL_TTY=${HOSTCTL_TTY:-/dev/ttyS1}
+HOSTCTL_LOCK=${HOSTCTL_LOCK:-/run/blkmpath-hostctl.lock}
+HOSTCTL_SEQ=0
+hostctl() {
+	local tmo=30 fd lk id line end rem text rc ok=0
+	if [ "$1" = -t ]; then tmo=$2; shift 2; fi
+	[ $# -gt 0 ] || { echo "hostctl: no command" >&2; return 1; }
+	[ -c "$HOSTCTL_TTY" ] || { echo "hostctl $1: no $HOSTCTL_TTY" >&2; return 1; }
+	end=$((SECONDS + tmo))
+	# one request at a time on the line (replies are read by whoever listens)
+	exec {lk}>>"$HOSTCTL_LOCK" || return 1
+	if ! flock -w "$tmo" "$lk"; then
+		exec {lk}>&-; echo "hostctl $*: timeout: $HOSTCTL_TTY busy for ${tmo}s" >&2; return 1
+	fi
+	if ! stty -F "$HOSTCTL_TTY" raw -echo -echonl -echoctl -echoke -ixon -ixoff clocal 115200 2>/dev/null ||
+		! exec {fd}<>"$HOSTCTL_TTY"; then
+		exec {lk}>&-; echo "hostctl $*: cannot set up $HOSTCTL_TTY" >&2; return 1
+	fi
+	# drop whatever is still queued (a late ACK of an earlier, timed-out request)
+	while read -r -t 0.05 -u "$fd" line; do :; done
+	HOSTCTL_SEQ=$((HOSTCTL_SEQ + 1))
+	id=g$BASHPID-$HOSTCTL_SEQ-$RANDOM
+	printf '\nREQ %s %s\n' "$id" "$*" >&"$fd"
+	text=
+	while :; do
+		rem=$((end - SECONDS))
+		[ "$rem" -gt 0 ] || { text="timeout: no answer from the host agent in ${tmo}s"; break; }
+		IFS= read -r -t "$rem" -u "$fd" line
+		rc=$?
+		if [ $rc -ne 0 ]; then
+			# > 128: timed out (the loop re-checks the time); else EOF/error: do not spin
+			[ $rc -gt 128 ] || sleep 0.2
+			continue
+		fi
+		line=${line//$'\r'/}
+		if [[ $line =~ ACK\ $id\ (OK|ERR)( (.*))?$ ]]; then
+			text=${BASH_REMATCH[3]}
+			[ "${BASH_REMATCH[1]}" = OK ] && ok=1
+			break
+		fi
+	done
+	exec {fd}>&- {lk}>&-
+	if [ $ok = 1 ]; then
+		[ -n "$text" ] && echo "$text"
+		return 0
+	fi
+	echo "hostctl $*: ${text:-ERR}" >&2
+	return 1
+}
+# hostctl_available: the agent answers a ping within 5 s
+hostctl_available() {
+	[ -c "$HOSTCTL_TTY" ] || return 1
+	# an 8250 port that does not exist has type 0 (unknown)
+	local t=/sys/class/tty/${HOSTCTL_TTY#/dev/}/type
+	[ ! -e "$t" ] || [ "$(cat "$t")" != 0 ] || return 1
+	hostctl -t 5 ping >/dev/null 2>&1
+}
+# hostctl_reset: no held request, no fault filter, every path plugged; waits
+# for the guest to see both LUN paths again if one had to be re-plugged.
+# Whether there is an agent at all is decided once per boot (markers in /run),
+# so a guest booted without one does not wait at every cleanup.
+HOSTCTL_STATE=${HOSTCTL_STATE:-/run/blkmpath-hostctl}
+hostctl_reset() {
+	local p out replugged=0 i
+	if [ ! -e "$HOSTCTL_STATE.present" ]; then
+		[ -e "$HOSTCTL_STATE.absent" ] && return 0
+		if ! hostctl_available; then
+			: >"$HOSTCTL_STATE.absent"
+			echo "hostctl: no host agent on $HOSTCTL_TTY; no fault cleanup in this boot"
+			return 0
+		fi
+		: >"$HOSTCTL_STATE.present"
+	fi
+	# the first request may queue behind a long one of a test that was killed
+	hostctl -t 60 resume-all 0
+	hostctl resume-all 1
+	for p in 0 1; do hostctl clear $p; done
+	for p in 0 1; do
+		out=$(hostctl plug $p) || continue
+		echo "$out"
+		[[ $out == *added* ]] && replugged=1
+	done
+	if [ $replugged = 1 ]; then
+		for i in $(seq 60); do
+			[ "$(lun_paths | wc -l)" -ge 2 ] && break
+			sleep 0.5
+		done
+		settle
+	fi
+	true
+}
+
+# Between scenarios: no held request, no injected fault, both LUN paths plugged,
+# no multipathd, no maps, no scsi_debug, paths running.
 test_cleanup() {
 	local d
+	hostctl_reset
 	multipathd_stop
 	for d in /sys/block/sd*/device/state; do
 		[ -e "$d" ] && [ "$(cat "$d")" != running ] && echo running >"$d"
 	done
 	pkill -9 fio 2>/dev/null
 	dmsetup remove_all --force >/dev/null 2>&1
+	# LIO tcm_loop ports and backstores a scenario left (tests/lib/lio.sh)
+	if [ -d /sys/kernel/config/target/loopback ]; then
+		declare -F lio_teardown >/dev/null || . "${BASH_SOURCE[0]%/*}/lio.sh"
+		lio_teardown
+	fi
 	sdebug_teardown
 	lsmod | grep -q '^null_blk ' && modprobe -r null_blk
 	engine_select "$ENGINE"
