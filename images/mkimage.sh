@@ -8,7 +8,8 @@ OUT=$1 IMG=$2
 need_pkgs rsync e2fsprogs
 ROOT=$("$TOP/images/build-rootfs.sh") || die "guest root build failed"
 KREL=$(cat "$OUT/include/config/kernel.release")
-STAGE=$CACHE/stage
+# one staging directory per run directory: runs may go on side by side
+STAGE=$(dirname "$IMG")/stage
 mkdir -p "$STAGE"
 rsync -a --delete --exclude=/lib/modules --exclude=/opt/blk-mpath "$ROOT"/ "$STAGE"/
 mkdir -p "$STAGE/lib/modules" "$STAGE/opt/blk-mpath"

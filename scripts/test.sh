@@ -26,7 +26,7 @@ for e in "${engines[@]}"; do
 		sel=baseline
 		[ "$e" = new ] && for s in engine target; do [ -d "$TOP/tests/$s" ] && sel="$sel,$s"; done
 	fi
-	W=$CACHE/run-$KVARIANT-$e
+	W=$CACHE/run-$KVARIANT-$e${RUN_TAG:+-$RUN_TAG}
 	MODE=test ENGINE=$e T=$sel "$TOP/images/run-guest.sh" "$OUT" "$W" || rc=1
 	s=$(cat "$W/summary" 2>/dev/null)
 	if [ -n "$s" ]; then
@@ -43,8 +43,8 @@ for e in "${engines[@]}"; do
 		tail -30 "$W/results/$t.log" | sed "s/^/[$e]   | /"
 	done
 	lines+=("$e: ${s:-guest run failed (see $W/console.log)}")
-	mkdir -p "$TOP/results"; rm -rf "$TOP/results/$KVARIANT-$e"
-	cp -r "$W/results" "$TOP/results/$KVARIANT-$e" 2>/dev/null; cp "$W/console.log" "$W/hostctl.log" "$TOP/results/$KVARIANT-$e/" 2>/dev/null
+	mkdir -p "$TOP/results"; rm -rf "$TOP/results/$KVARIANT-$e${RUN_TAG:+-$RUN_TAG}"
+	cp -r "$W/results" "$TOP/results/$KVARIANT-$e${RUN_TAG:+-$RUN_TAG}" 2>/dev/null; cp "$W/console.log" "$W/hostctl.log" "$TOP/results/$KVARIANT-$e${RUN_TAG:+-$RUN_TAG}/" 2>/dev/null
 done
 log "total time $(($(date +%s) - t0)) s; logs in $TOP/results/"
 for l in "${lines[@]}"; do echo "$l"; done
