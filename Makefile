@@ -3,14 +3,16 @@ ENGINE ?=
 T ?=
 export ENGINE T
 
-.PHONY: all test demo kernel kernel-debug image test-debug bench series checkpatch userspace clean help
+.PHONY: all test test-full soak demo kernel kernel-debug image test-debug bench series checkpatch userspace clean help
 
 all: kernel
 
 help:
 	@echo "make test [ENGINE=stock|new|both] [T=suite[,suite]|suite/NNN]  - build, boot, run guest tests"
 	@echo "make demo [ENGINE=new|stock]   - multipathd driving a path failure, narrated"
-	@echo "make test-debug                - the engine/target suites on the KASAN/lockdep/kmemleak kernel"
+	@echo "make test-full                 - make test plus the full fault matrix and long scenarios (TIER=full)"
+	@echo "make soak [SOAK_CYCLES=1000]   - 1000 fail/reinstate cycles under fio verify on blk-mpath"
+	@echo "make test-debug                - engine, target and fault suites on the KASAN/lockdep/kmemleak kernel"
 	@echo "make bench                     - raw vs stock mq vs stock bio vs blk-mpath (fio, null_blk)"
 	@echo "make kernel | kernel-debug | series | checkpatch | userspace"
 
@@ -23,8 +25,14 @@ kernel-debug:
 test:
 	scripts/test.sh
 
+test-full:
+	TIER=full scripts/test.sh
+
+soak:
+	ENGINE=new T=$${T:-soak} TIER=full GUEST_APPEND="blkmpath.soak_cycles=$${SOAK_CYCLES:-1000}" scripts/test.sh
+
 test-debug:
-	KVARIANT=debug ENGINE=$${ENGINE:-new} scripts/test.sh
+	KVARIANT=debug ENGINE=$${ENGINE:-new} T=$${T:-engine,target,faults} scripts/test.sh
 
 demo:
 	scripts/demo.sh

@@ -6,8 +6,20 @@
 . "$(dirname "$0")/lib.sh"
 ENGINE=${ENGINE:-both}
 KVARIANT=${KVARIANT:-guest}
+# quick: make test; full: make test-full (the whole fault matrix, ...)
+TIER=${TIER:-quick}
+# per-scenario time limits are multiplied by this (the debug kernel is slow)
+TSCALE=${TSCALE:-1}
+[ "$KVARIANT" = debug ] && [ "$TSCALE" = 1 ] && TSCALE=4
+# the hard limit of one guest boot (a hang is killed then, console shown)
+if [ -z "${TIMEOUT:-}" ]; then
+	TIMEOUT=3000
+	[ "$TIER" = quick ] || TIMEOUT=10800
+	TIMEOUT=$((TIMEOUT * (TSCALE > 1 ? 3 : 1)))
+fi
+export TIMEOUT
 t0=$(date +%s)
-log "blk-mpath test: engine=$ENGINE tests=${T:-default} kernel=$KVARIANT cache=$CACHE"
+log "blk-mpath test: engine=$ENGINE tests=${T:-default} tier=$TIER kernel=$KVARIANT cache=$CACHE"
 need_pkgs qemu-system-x86 qemu-utils debootstrap rsync e2fsprogs gcc make libdevmapper-dev
 OUT=$("$TOP/kernel/build.sh" "$KVARIANT" | tail -1) || die "kernel build failed"
 [ -d "$OUT" ] || die "kernel build gave no output directory"
@@ -24,10 +36,13 @@ for e in "${engines[@]}"; do
 	sel=${T:-}
 	if [ -z "$sel" ]; then
 		sel=baseline
-		[ "$e" = new ] && for s in engine target; do [ -d "$TOP/tests/$s" ] && sel="$sel,$s"; done
+		# the fault suite runs stock and blk-mpath side by side in the
+		# blk-mpath boot (tests/lib/faults.sh)
+		[ "$e" = new ] && for s in engine target faults; do [ -d "$TOP/tests/$s" ] && sel="$sel,$s"; done
 	fi
 	W=$CACHE/run-$KVARIANT-$e${RUN_TAG:+-$RUN_TAG}
-	MODE=test ENGINE=$e T=$sel "$TOP/images/run-guest.sh" "$OUT" "$W" || rc=1
+	MODE=test ENGINE=$e T=$sel GUEST_APPEND="blkmpath.tier=$TIER blkmpath.tscale=$TSCALE ${GUEST_APPEND:-}" \
+		"$TOP/images/run-guest.sh" "$OUT" "$W" || rc=1
 	s=$(cat "$W/summary" 2>/dev/null)
 	if [ -n "$s" ]; then
 		read -r p _ f _ sk _ <<<"$(echo "$s" | tr -d ,)"
@@ -45,6 +60,14 @@ for e in "${engines[@]}"; do
 	lines+=("$e: ${s:-guest run failed (see $W/console.log)}")
 	mkdir -p "$TOP/results"; rm -rf "$TOP/results/$KVARIANT-$e${RUN_TAG:+-$RUN_TAG}"
 	cp -r "$W/results" "$TOP/results/$KVARIANT-$e${RUN_TAG:+-$RUN_TAG}" 2>/dev/null; cp "$W/console.log" "$W/hostctl.log" "$TOP/results/$KVARIANT-$e${RUN_TAG:+-$RUN_TAG}/" 2>/dev/null
+done
+# the fault suite's side-by-side table (tests/lib/faults.sh fault_result)
+for e in "${engines[@]}"; do
+	ft=$TOP/results/$KVARIANT-$e${RUN_TAG:+-$RUN_TAG}/faults/results.txt
+	[ -s "$ft" ] || continue
+	echo "fault suite (both engines in the $e boot): scenario | stock | blk-mpath"
+	awk '{k = $1; e = $2; $1 = $2 = ""; sub(/^ +/, ""); v[k, e] = $0; if (!(k in seen)) { seen[k] = 1; order[++n] = k } }
+		END { for (i = 1; i <= n; i++) { k = order[i]; printf "  %-32s | %s | %s\n", k, v[k, "stock"], v[k, "new"] } }' "$ft"
 done
 log "total time $(($(date +%s) - t0)) s; logs in $TOP/results/"
 for l in "${lines[@]}"; do echo "$l"; done

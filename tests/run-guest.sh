@@ -16,6 +16,7 @@ TEST_TIMEOUT=$(arg timeout); TEST_TIMEOUT=${TEST_TIMEOUT:-600}
 # runs only in the full tier; "# TIER: quick" ones only in make test (their
 # full-tier counterpart replaces them)
 TIER=$(arg tier); export TIER=${TIER:-quick}
+TSCALE=$(arg tscale); TSCALE=${TSCALE:-1}
 
 finish() {
 	sync
@@ -74,7 +75,7 @@ for f in "${files[@]}"; do
 	dmesg_mark=$(dmesg | wc -l)
 	t0=$(date +%s)
 	tmo=$(sed -n 's/^# TIMEOUT: //p' "$f" | head -1)
-	tmo=${tmo:-$TEST_TIMEOUT}
+	tmo=$((${tmo:-$TEST_TIMEOUT} * TSCALE))
 	timeout -k 10 "$tmo" bash "$f" >"$log" 2>&1
 	rc=$?
 	dt=$(($(date +%s) - t0))

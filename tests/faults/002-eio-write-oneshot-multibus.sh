@@ -1,5 +1,5 @@
 #!/bin/bash
-# DESCRIPTION: a one-shot QEMU EIO on a write of path 0 in a multibus table under fio verify: the path fails, the write completes on path 1, reinstated path 0 carries I/O again; 0 I/O and verify errors; gap stock vs blk-mpath
+# DESCRIPTION: QEMU EIO on writes of path 0 in a multibus table under fio verify: a one-shot error is absorbed by SCSI's retries (no path fails); a fault that lasts fails the path, the writes complete on path 1, and the healed, reinstated path 0 carries I/O again; 0 I/O and verify errors; gap stock vs blk-mpath
 # REQUIRES: cmd:fio mod:dm-blk-mpath mod:dm-multipath
 # TIMEOUT: 240
 . /opt/blk-mpath/tests/lib/common.sh
@@ -9,10 +9,17 @@ need_hostctl
 
 run_engine() {
 	qmap_create mpw multibus
-	fio_start mpw 14
+	fio_start mpw 18
+	# one-shot: SCSI retries the write (5 times) on the same path
 	hostctl inject 0 write_aio 5 once=on || fail "inject"
+	sleep 3
+	expect_eq "$(dm_path_states mpw)" AA "a one-shot error is absorbed below multipath"
+	hostctl clear 0
+	# lasting: every write on path 0 fails until the fault is healed
+	hostctl inject 0 write_aio 5 || fail "inject"
 	wait_path mpw "$QA" F 30 || fail "path 0 did not fail"
-	sleep 2
+	sleep 1
+	hostctl clear 0
 	run dmsetup message mpw 0 reinstate_path "$QA" || fail "reinstate"
 	fio_expect_clean
 	expect_gap_below 30000

@@ -38,12 +38,13 @@ run_engine() {
 		[[ $r == rc=0* ]] && fail "$name: the $dir succeeded, the error did not reach the caller"
 		[[ $r == *"$msg"* ]] || fail "$name: expected '$msg', got: $r"
 		expect_eq "$(dm_path_states mpt)" AA "$name: both paths kept"
-		res+=("$name=${r#* ms=}")
+		r=${r#* ms=}
+		res+=("${name}_ms=${r%% *}")
 		hostctl clear 0
 	done
 	fio_expect_clean
 	expect_gap_below 30000
-	fault_result "${res[@]// /_}" paths=AA
+	fault_result "${res[@]}" paths=AA
 	dm_remove mpt
 }
 fault_main

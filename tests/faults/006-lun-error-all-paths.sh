@@ -33,7 +33,7 @@ run_engine() {
 	dm_remove mpn
 
 	# with queue_if_no_path
-	qmap_create mpn multibus 1 queue_if_no_path
+	qmap_create mpn multibus queue_if_no_path
 	t0=$(date +%s%3N)
 	dd if=/dev/mapper/mpn of=/dev/null bs=512 count=8 skip=$S iflag=direct 2>/tmp/dd.err &
 	pid=$!

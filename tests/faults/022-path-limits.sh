@@ -12,7 +12,7 @@ run_engine() {
 	sdebug_setup
 	path_vars "${SD_PATHS[@]}"
 	dm_create mpl "0 $N multipath 0 0 1 1 round-robin 0 2 1 $A 1 $B 1" || fail "create"
-	dm=$(basename "$(readlink -f /dev/mapper/mpl)")
+	dm=$(dmsetup info -c --noheadings -o blkdevname mpl | tr -d ' ')
 	say "map max_sectors_kb $(cat /sys/block/$dm/queue/max_sectors_kb), paths $(cat /sys/block/${SD_PATHS[0]}/queue/max_sectors_kb)"
 	for d in "${SD_PATHS[@]}"; do echo 64 >"/sys/block/$d/queue/max_sectors_kb"; done
 	t0=$(date +%s%3N)

@@ -18,7 +18,7 @@ set_wc() { # N on|off
 }
 map_flags() { # MAP -> "<write_cache>/<fua>"
 	local dm
-	dm=$(basename "$(readlink -f "/dev/mapper/$1")")
+	dm=$(dmsetup info -c --noheadings -o blkdevname "$1" | tr -d ' ')
 	echo "$(cat /sys/block/$dm/queue/write_cache)/$(cat /sys/block/$dm/queue/fua)"
 }
 restore_paths() {
