@@ -572,6 +572,11 @@ static int multipath_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	ti->num_flush_bios = 1;
 	ti->num_discard_bios = 1;
 	ti->num_write_zeroes_bios = 1;
+	/*
+	 * No larger than stock's struct dm_mpath_io: a map moved here from
+	 * stock by a live reload keeps the tag set sized for stock.
+	 */
+	BUILD_BUG_ON(sizeof(struct blk_mpath_rq_ctx) > 2 * sizeof(void *));
 	ti->per_io_data_size = sizeof(struct blk_mpath_rq_ctx);
 
 	return 0;
@@ -1035,10 +1040,13 @@ static struct target_type multipath_target = {
 	 * handing each I/O to an io-wq worker.  Stock multipath lacks it.
 	 * DM_TARGET_ALTERNATE_PATHS: the map does FUA only if every path can
 	 * take a FUA write (a FUA clone bypasses the path's flush machinery).
+	 * DM_TARGET_HANDOVER: registers beside stock dm-multipath (or the
+	 * other copy of this module) under the name "multipath"; maps move
+	 * between them with a table reload (userspace/blk-mpath-migrate).
 	 */
 	.features = DM_TARGET_SINGLETON | DM_TARGET_IMMUTABLE |
 		    DM_TARGET_PASSES_INTEGRITY | DM_TARGET_NOWAIT |
-		    DM_TARGET_ALTERNATE_PATHS,
+		    DM_TARGET_ALTERNATE_PATHS | DM_TARGET_HANDOVER,
 	.module = THIS_MODULE,
 	.ctr = multipath_ctr,
 	.dtr = multipath_dtr,
@@ -1061,7 +1069,7 @@ static int __init dm_blk_mpath_init(void)
 
 	r = dm_register_target(&multipath_target);
 	if (r < 0) {
-		DMERR("register failed %d (is dm-multipath loaded?)", r);
+		DMERR("register failed %d", r);
 		return r;
 	}
 

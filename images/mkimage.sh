@@ -16,7 +16,7 @@ mkdir -p "$STAGE/lib/modules" "$STAGE/opt/blk-mpath"
 rsync -a --delete "$OUT/modinst/lib/modules/" "$STAGE/lib/modules/"
 rsync -a --delete --exclude='*.o' "$TOP/tests/" "$STAGE/opt/blk-mpath/tests/"
 [ -d "$TOP/userspace/bin" ] && rsync -a "$TOP/userspace/bin/" "$STAGE/usr/local/bin/"
-cp -r "$TOP/images/guest/." "$STAGE/"
+cp -r "$TOP/images/guest/." "$STAGE/" || die "cannot copy images/guest into the image (a directory over a merged-/usr symlink?)"
 # systemd: run our unit, keep ttyS0 for it (serial-getty's vhangup would kill
 # its output), leave multipathd for the tests to start, skip slow units.
 ln -sf /etc/systemd/system/blkmpath-test.service "$STAGE/etc/systemd/system/multi-user.target.wants/blkmpath-test.service"

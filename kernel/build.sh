@@ -120,6 +120,8 @@ else
 fi
 
 # ---- the external dm target ------------------------------------------------------
+# depmod as the guest does it: the stock dm-multipath.ko is the default
+DEPMOD_CONF=$TOP/images/guest/usr/lib/depmod.d/blk-mpath.conf
 if [ -e "$TOP/dm-target/Kbuild" ] || [ -e "$TOP/dm-target/Makefile" ]; then
 	DMB=$OUT/dm-target
 	mkdir -p "$DMB"
@@ -130,16 +132,21 @@ if [ -e "$TOP/dm-target/Kbuild" ] || [ -e "$TOP/dm-target/Makefile" ]; then
 	make -C "$KSRC" O="$OUT" M="$DMB" -j"$JOBS" modules >"$DMB/build.log" 2>&1 ||
 		{ cat "$DMB/build.log" >&2; die "dm-target build failed"; }
 	grep -E 'warning:' "$DMB/build.log" >&2 || true
-	mkdir -p "$OUT/modinst/lib/modules/$KREL/extra"
+	mkdir -p "$OUT/modinst/lib/modules/$KREL/extra/blk-mpath"
 	for ko in "$DMB"/*.ko; do
-		cmp -s "$ko" "$OUT/modinst/lib/modules/$KREL/extra/$(basename "$ko")" ||
-			{ cp "$ko" "$OUT/modinst/lib/modules/$KREL/extra/"; strip --strip-debug "$OUT/modinst/lib/modules/$KREL/extra/$(basename "$ko")"; }
+		# dm-multipath.ko (the stock module's name) in a directory of its
+		# own: depmod prefers the stock one unless told otherwise
+		case $(basename "$ko") in
+		dm-multipath.ko) dst=$OUT/modinst/lib/modules/$KREL/extra/blk-mpath/dm-multipath.ko ;;
+		*) dst=$OUT/modinst/lib/modules/$KREL/extra/$(basename "$ko") ;;
+		esac
+		cmp -s "$ko" "$dst" || { cp "$ko" "$dst"; strip --strip-debug "$dst"; }
 	done
-	depmod -b "$OUT/modinst" "$KREL" || die "depmod failed"
+	depmod -C "$DEPMOD_CONF" -b "$OUT/modinst" "$KREL" || die "depmod failed"
 fi
 # modules_install of in-tree modules may have been skipped: refresh the engine
 for ko in $(cd "$OUT" && find block -name '*.ko' 2>/dev/null); do
 	dst="$OUT/modinst/lib/modules/$KREL/kernel/$ko"
-	cmp -s "$OUT/$ko" "$dst" 2>/dev/null || { mkdir -p "$(dirname "$dst")"; cp "$OUT/$ko" "$dst"; strip --strip-debug "$dst"; depmod -b "$OUT/modinst" "$KREL"; }
+	cmp -s "$OUT/$ko" "$dst" 2>/dev/null || { mkdir -p "$(dirname "$dst")"; cp "$OUT/$ko" "$dst"; strip --strip-debug "$dst"; depmod -C "$DEPMOD_CONF" -b "$OUT/modinst" "$KREL"; }
 done
 echo "$OUT"

@@ -7,6 +7,7 @@
 #   3. block: KUnit tests for the engine
 #   4. blk-mq: run BLOCK_SOFTIRQ inline when completing from task context
 #      (kernel/patches/0003)
+#   5... every later kernel/patches/NNNN-*.patch (dm core), in order
 # Output: $OUTDIR (default results/series); with CHECK=1 each stage is also
 # compile-checked (block/ objects) in a scratch O= directory.
 . "$(dirname "$0")/../scripts/lib.sh"
@@ -16,7 +17,9 @@ PRISTINE=$CACHE/linux-$SRCVER/pristine
 OUTDIR=${OUTDIR:-$TOP/results/series}
 G=$(mktemp -d); trap 'rm -rf "$G"' EXIT
 T=$TOP/kernel/tree
-files="block/Kconfig block/Makefile block/blk-mq.c drivers/scsi/scsi_lib.c include/linux/blk-mq.h"
+files="block/Kconfig block/Makefile block/blk-mq.c drivers/scsi/scsi_lib.c include/linux/blk-mq.h
+	drivers/md/dm.c drivers/md/dm-table.c drivers/md/dm-ioctl.c drivers/md/dm-target.c
+	include/linux/device-mapper.h"
 mkdir -p "$G/w"
 for f in $files; do mkdir -p "$G/w/$(dirname "$f")"; cp "$PRISTINE/$f" "$G/w/$f"; done
 cd "$G/w"
@@ -66,8 +69,11 @@ blk_mpath_end_rq(), which reads the clone's detailed error through
 blk_rq_error_detail() and classifies it: a path error fails the path
 and retries elsewhere, a target error (medium, invalid field,
 reservation conflict) is returned and never retried on another path,
-a transient condition (ALUA transition, unit attention) is retried on
-the same path a bounded number of times.  Drivers that give no detail
+a completion out of resources is retried on the same path for a
+bounded time per request, and a clone refused for exceeding its path's
+queue limits is returned without failing the path.  Conditions the SCSI
+midlayer already retried on the path (unit attention, ALUA transition,
+aborted command) fail the path, as stock.  Drivers that give no detail
 fall back to blk_path_error().
 
 Tracepoints report map, completion (with the error detail) and path
@@ -90,11 +96,14 @@ table, without any real device.
 
 Signed-off-by: blk-mpath developers <blk-mpath@localhost>
 MSG
-# 4
-patch -s -p1 <"$TOP/kernel/patches/0003-"*.patch || die "0003 does not apply"
-git add -A
-git commit -q -F <(sed -n 's/^Subject: \[PATCH\] //p' "$TOP"/kernel/patches/0003-*.patch; echo
-	sed -n '/^$/,/^---$/p' "$TOP"/kernel/patches/0003-*.patch | sed '1d;$d')
+# 4 and on: kernel/patches/0003-* and every later patch, each as it is
+for p in "$TOP"/kernel/patches/[0-9][0-9][0-9][0-9]-*.patch; do
+	case $(basename "$p") in 0001-*|0002-*) continue ;; esac
+	patch -s -p1 <"$p" || die "$(basename "$p") does not apply"
+	git add -A
+	git commit -q -F <(sed -n 's/^Subject: \[PATCH\] //p' "$p"; echo
+		sed -n '/^$/,/^---$/p' "$p" | sed '1d;$d')
+done
 rm -rf "$OUTDIR"; mkdir -p "$OUTDIR"
 git format-patch -q -o "$OUTDIR" "$base"
 ls "$OUTDIR"
@@ -125,10 +134,11 @@ for c in "${stages[@]}"; do
 	cp "$OUTG/.config" "$CO/.config"
 	make -s -C "$CT" O="$CO" olddefconfig >/dev/null 2>&1 || die "stage $n: olddefconfig failed"
 	log "series check: patch $n/${#stages[@]}: $(git log -1 --format=%s)"
-	if ! make -C "$CT" O="$CO" -j"$JOBS" block/ drivers/scsi/scsi_lib.o >"$CO/stage$n.log" 2>&1; then
+	if ! make -C "$CT" O="$CO" -j"$JOBS" block/ drivers/scsi/scsi_lib.o drivers/md/dm.o \
+		drivers/md/dm-table.o drivers/md/dm-ioctl.o drivers/md/dm-target.o >"$CO/stage$n.log" 2>&1; then
 		tail -30 "$CO/stage$n.log" >&2; die "patch $n does not build on its own"
 	fi
-	if grep -E 'blk-mpath|blk_mpath|blk-mq\.h|scsi_lib\.c' "$CO/stage$n.log" | grep -q 'warning:'; then
+	if grep -E 'blk-mpath|blk_mpath|blk-mq\.h|scsi_lib\.c|drivers/md/dm' "$CO/stage$n.log" | grep -q 'warning:'; then
 		grep -B2 -A4 'warning:' "$CO/stage$n.log" >&2; die "patch $n builds with warnings"
 	fi
 	echo "patch $n/${#stages[@]} builds: $(git log -1 --format=%s)"

@@ -64,7 +64,7 @@ for i in $(seq "$ROUNDS"); do
 		engine_select new; ENGINE=new
 		modprobe dm-multipath && one_case blk-mpath "0 0 $TBL"
 		one_case blk-mpath/none "0 0 $TBL" none
-		modprobe -r dm-blk-mpath
+		modprobe -r dm-multipath
 	fi
 done
 echo

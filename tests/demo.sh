@@ -9,10 +9,11 @@ showsh() { echo "\$ $1"; sh -c "$1" 2>&1 | sed 's/^/    /'; }
 bad() { echo "DEMO: FAILED: $*"; exit 1; }
 
 step "Engine: ENGINE=$ENGINE ($( [ "$ENGINE" = new ] && echo 'blk-mpath thin target on the block-layer engine' || echo 'stock dm-multipath'))"
-show cat /etc/modprobe.d/blk-mpath.conf
+showsh "cat /etc/depmod.d/blk-mpath.conf 2>/dev/null || cat /usr/lib/depmod.d/blk-mpath.conf"
 modprobe dm-multipath
 show dmsetup targets
-showsh "lsmod | grep -E '^(dm_blk_mpath|blk_mpath|dm_multipath)'"
+showsh "lsmod | grep -E '^(dm_multipath|blk_mpath) '"
+showsh "modinfo -F filename dm-multipath"
 
 step "Unmodified multipathd (Debian multipath-tools) assembles the LUN"
 showsh "dpkg-query -W multipath-tools"

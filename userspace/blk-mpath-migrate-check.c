@@ -29,7 +29,9 @@ static int in_list(const char *w, const char *const *l)
 
 static const char *engine_loaded(void)
 {
-	if (access("/sys/module/dm_blk_mpath", F_OK) == 0)
+	/* blk-mpath's target depends on the engine, under either name */
+	if (access("/sys/module/blk_mpath/holders/dm_multipath", F_OK) == 0 ||
+	    access("/sys/module/dm_blk_mpath", F_OK) == 0)
 		return "blk-mpath";
 	if (access("/sys/module/dm_multipath", F_OK) == 0)
 		return "stock dm-multipath";

@@ -1,13 +1,13 @@
 #!/bin/bash
 # DESCRIPTION: 8 maps x 4 paths over 4 scsi_debug hosts at QD64 under fio verify while fail/reinstate/switch_group messages and noflush reloads run and a CPU goes offline and back: 0 I/O errors, 0 verify errors, every map healthy at the end (stock and blk-mpath)
 # REQUIRES: cmd:fio mod:scsi_debug mod:dm-blk-mpath mod:dm-multipath
-# TIMEOUT: 400
+# TIMEOUT: 600
 . /opt/blk-mpath/tests/lib/common.sh
 . /opt/blk-mpath/tests/lib/faults.sh
 FAULT_COMPARE=none
 export DM_DISABLE_UDEV=1
 NMAPS=8 SECS=30
-trap 'echo 1 > /sys/devices/system/cpu/cpu1/online 2>/dev/null' EXIT
+trap 'echo 1 > /sys/devices/system/cpu/cpu1/online 2>/dev/null; udevadm control --start-exec-queue' EXIT
 
 # the 4 paths (sdX) of LUN $1, in host order
 lun_of() {
@@ -21,11 +21,13 @@ lun_of() {
 
 run_engine() {
 	local i j p sz t tables=() jobs=() fio_pid msgs=0 reloads=0 cpu=0
+	# udev would probe 32 disks and 8 maps on every change: pause it (the
+	# nodes come from devtmpfs and libdm) and let its queue run at the end
+	udevadm control --stop-exec-queue
 	lsmod | grep -q '^scsi_debug ' && modprobe -r scsi_debug
 	modprobe scsi_debug add_host=4 vpd_use_hostno=0 dev_size_mb=64 num_tgts=1 max_luns=$NMAPS \
 		delay=0 || fail "modprobe scsi_debug"
-	settle
-	for i in $(seq 50); do
+	for i in $(seq 100); do
 		[ "$(grep -ls scsi_debug /sys/block/sd*/device/model | wc -l)" -ge $((NMAPS * 4)) ] && break
 		sleep 0.2
 	done
@@ -92,6 +94,7 @@ run_engine() {
 		expect_eq "$(dm_path_states "mpc$m")" AAAA "mpc$m: all paths active at the end"
 	done
 	fault_result maps=$NMAPS msgs=$msgs reloads=$reloads cpu_offline=$cpu errors=0
-	for m in $(seq 0 $((NMAPS - 1))); do dm_remove "mpc$m"; done
+	for m in $(seq 0 $((NMAPS - 1))); do dmsetup remove "mpc$m"; done
+	udevadm control --start-exec-queue
 }
 fault_main

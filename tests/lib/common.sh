@@ -55,20 +55,36 @@ stock_unload() {
 }
 
 # ---- engine selection: the migration switch ----------------------------------
-# ENGINE=stock: dm-multipath is the stock module.  ENGINE=new: one modprobe.d
-# line makes every "modprobe dm-multipath" (dm core, multipathd, people) load
-# blk-mpath's thin target instead.  Removing the line switches back.
-# engine_select also unloads the other engine's module if nothing uses it
-# (e.g. loaded at boot by modules-load.d before the switch was written).
+# The image ships blk-mpath's target twice: extra/dm-blk-mpath.ko (its own
+# name; can run beside stock for a live handover) and
+# extra/blk-mpath/dm-multipath.ko, the same target under the stock module's
+# name.  /usr/lib/depmod.d/blk-mpath.conf makes depmod prefer the stock
+# dm-multipath.ko; the switch is one line in /etc/depmod.d/blk-mpath.conf
+# (same file name, so it replaces the packaged one) that prefers blk-mpath's,
+# and a depmod.  Then "modprobe dm-multipath" (dm core, multipathd, people),
+# "modprobe -r dm-multipath", "options dm_multipath ..." lines and
+# /sys/module/dm_multipath/parameters/ all reach blk-mpath.  Removing the
+# line (and depmod) switches back.  engine_select also unloads the other
+# engine's module if nothing uses it.
+DEPMOD_SWITCH=/etc/depmod.d/blk-mpath.conf
+# is the loaded dm_multipath module blk-mpath's? (it depends on the engine)
+dm_multipath_is_ours() { [ -e /sys/module/blk_mpath/holders/dm_multipath ]; }
 engine_select() {
+	rm -f "$MODPROBE_SWITCH"	# the switch of earlier versions
 	case $1 in
 	stock)
-		rm -f "$MODPROBE_SWITCH"
+		if [ -e "$DEPMOD_SWITCH" ]; then rm -f "$DEPMOD_SWITCH"; depmod -a; fi
 		lsmod | grep -q '^dm_blk_mpath ' && modprobe -r dm-blk-mpath
+		dm_multipath_is_ours && modprobe -r dm-multipath
 		;;
 	new)
-		echo "install dm-multipath /sbin/modprobe --ignore-install dm-blk-mpath \$CMDLINE_OPTS" >"$MODPROBE_SWITCH"
-		lsmod | grep -q '^dm_multipath ' && stock_unload
+		if [ ! -e "$DEPMOD_SWITCH" ]; then
+			mkdir -p "${DEPMOD_SWITCH%/*}"
+			echo "override dm-multipath * extra/blk-mpath" >"$DEPMOD_SWITCH"
+			depmod -a
+		fi
+		lsmod | grep -q '^dm_multipath ' && ! dm_multipath_is_ours && stock_unload
+		lsmod | grep -q '^dm_blk_mpath ' && modprobe -r dm-blk-mpath
 		;;
 	*) echo "unknown engine '$1'"; return 1 ;;
 	esac
@@ -82,10 +98,10 @@ engine_load() {
 		modprobe dm-round-robin && modprobe dm-queue-length && modprobe dm-service-time &&
 			modprobe dm-historical-service-time && modprobe dm-io-affinity ||
 			fail "cannot load the stock path selectors"
+		dm_multipath_is_ours && fail "ENGINE=stock but dm_multipath is blk-mpath's"
 		lsmod | grep -q '^dm_blk_mpath ' && fail "ENGINE=stock but dm_blk_mpath is loaded"
 	else
-		lsmod | grep -q '^dm_blk_mpath ' || fail "ENGINE=new but dm_blk_mpath is not loaded"
-		lsmod | grep -q '^dm_multipath ' && fail "ENGINE=new but stock dm_multipath is loaded"
+		dm_multipath_is_ours || fail "ENGINE=new but dm_multipath is not blk-mpath's"
 	fi
 	dmsetup targets | grep -q '^multipath *v1\.14\.0' || fail "multipath target v1.14.0 not registered"
 }
@@ -169,7 +185,7 @@ multipathd_stop() {
 	settle
 	for i in $(seq 10); do
 		multipath -F >/dev/null 2>&1
-		dmsetup ls --target multipath 2>/dev/null | grep -q . || return 0
+		dmsetup ls --target multipath 2>/dev/null | grep -qv "^No devices found" || return 0
 		sleep 1
 	done
 	echo "multipathd_stop: maps left: $(dmsetup ls --target multipath | tr '\n' ' ')"

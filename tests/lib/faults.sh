@@ -29,7 +29,7 @@ engine_use() {
 	ENGINE=$1
 	engine_select "$ENGINE" || fail "cannot select engine $ENGINE"
 	engine_load
-	say "engine: $ENGINE ($(lsmod | awk '$1 == "dm_multipath" || $1 == "dm_blk_mpath" {print $1}' | tr '\n' ' '))"
+	say "engine: $ENGINE (dm_multipath: $(modinfo -F filename dm-multipath))"
 }
 
 # ---- the QEMU two-path LUN: host path N <-> guest sdX -------------------------

@@ -1370,18 +1370,9 @@ enum blk_mpath_map_result blk_mpath_map_rq(struct blk_mpath *m,
 	struct request_queue *q;
 	struct request *c;
 
-	/*
-	 * ctx survives requeues of rq: a new original is told from a
-	 * requeued one by its start time (and, where blk-mq keeps none,
-	 * by the reset every final verdict does).
-	 */
-	if (ctx->rq_start_ns != rq->start_time_ns) {
-		ctx->rq_start_ns = rq->start_time_ns;
-		ctx->retry_since_ns = 0;
-	}
+	/* ctx survives requeues of rq (retry_since is the request's own) */
 	ctx->path = NULL;
 	ctx->nr_bytes = nr_bytes;
-	ctx->start_ns = 0;
 
 	path = blk_mpath_choose_path(m, nr_bytes);
 	if (!path) {
@@ -1393,7 +1384,7 @@ enum blk_mpath_map_result blk_mpath_map_rq(struct blk_mpath *m,
 					     test_bit(BLK_MPATHF_QUEUE_IF_NO_PATH, &m->flags),
 					     test_bit(BLK_MPATHF_SAVED_QUEUE_IF_NO_PATH, &m->flags),
 					     __must_push_back(m));
-			ctx->retry_since_ns = 0;
+			ctx->retry_since = 0;
 			ret = BLK_MPATH_MAP_KILL;
 		}
 		goto out;
@@ -1405,7 +1396,7 @@ enum blk_mpath_map_result blk_mpath_map_rq(struct blk_mpath *m,
 	}
 
 	if (WARN_ON_ONCE(!path->bdev)) {
-		ctx->retry_since_ns = 0;
+		ctx->retry_since = 0;
 		ret = BLK_MPATH_MAP_KILL;
 		goto out;
 	}
@@ -1433,8 +1424,10 @@ enum blk_mpath_map_result blk_mpath_map_rq(struct blk_mpath *m,
 	c->cmd_flags |= REQ_FAILFAST_TRANSPORT;
 	*clone = c;
 
+	/* the clone's latency, also where the path queue keeps no iostats */
+	if (!c->start_time_ns)
+		c->start_time_ns = ktime_get_ns();
 	ctx->path = path;
-	ctx->start_ns = ktime_get_ns();
 	path_start_io(path, nr_bytes);
 	ret = BLK_MPATH_MAP_REMAPPED;
 out:
@@ -1523,21 +1516,21 @@ static void fail_path_completion(struct blk_mpath_path *path,
  */
 static bool retry_same_expired(struct blk_mpath_rq_ctx *ctx)
 {
-	u64 now = ktime_get_ns();
+	unsigned int now = (unsigned int)jiffies | 1;
 
-	if (!ctx->retry_since_ns) {
-		ctx->retry_since_ns = now;
+	if (!ctx->retry_since) {
+		ctx->retry_since = now;
 		return false;
 	}
-	return now - ctx->retry_since_ns >
-	       (u64)BLK_MPATH_RESOURCE_RETRY_MS * NSEC_PER_MSEC;
+	return now - ctx->retry_since >
+	       msecs_to_jiffies(BLK_MPATH_RESOURCE_RETRY_MS);
 }
 
 static enum blk_mpath_end_result end_detail(struct blk_mpath *m,
 					    struct blk_mpath_rq_ctx *ctx,
 					    const struct blk_error_detail *d,
 					    enum blk_mpath_err_class cls,
-					    u64 io_start_ns,
+					    u64 io_start_ns, u64 start_ns,
 					    blk_status_t *status, bool issued)
 {
 	struct blk_mpath_path *path = ctx->path;
@@ -1587,11 +1580,11 @@ path_error:
 		break;
 	}
 	if (r == BLK_MPATH_END_DONE)
-		ctx->retry_since_ns = 0;
+		ctx->retry_since = 0;
 
 	if (path) {
-		if (ctx->start_ns)
-			lat = ktime_get_ns() - ctx->start_ns;
+		if (start_ns)
+			lat = ktime_get_ns() - start_ns;
 		account_completion(path, ctx, acct, lat);
 		path_end_io(path, ctx->nr_bytes, io_start_ns);
 	}
@@ -1617,7 +1610,7 @@ enum blk_mpath_end_result blk_mpath_end_detail(struct blk_mpath *m,
 					       u64 io_start_ns,
 					       blk_status_t *status)
 {
-	return end_detail(m, ctx, d, blk_mpath_classify(d), io_start_ns,
+	return end_detail(m, ctx, d, blk_mpath_classify(d), io_start_ns, 0,
 			  status, true);
 }
 EXPORT_SYMBOL_GPL(blk_mpath_end_detail);
@@ -1671,8 +1664,8 @@ enum blk_mpath_end_result blk_mpath_end_rq(struct blk_mpath *m,
 		blk_rq_error_detail(clone, error, &d);
 		cls = blk_mpath_classify(&d);
 	}
-	return end_detail(m, ctx, &d, cls, clone->io_start_time_ns, status,
-			  issued);
+	return end_detail(m, ctx, &d, cls, clone->io_start_time_ns,
+			  clone->start_time_ns, status, issued);
 }
 EXPORT_SYMBOL_GPL(blk_mpath_end_rq);
 

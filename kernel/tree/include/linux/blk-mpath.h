@@ -331,15 +331,18 @@ void blk_mpath_path_counters(struct blk_mpath_path *path,
 
 /*
  * Per-request state kept by the owner (dm: per_io_data), in the original
- * request's driver data: it must survive requeues of the original and
- * start zeroed when the owner allocates it.  Engine-private fields.
+ * request's driver data: it must survive requeues of the original and be
+ * zeroed when the owner allocates it; every final verdict (DONE, KILL)
+ * leaves retry_since at 0 for the next request using it.  Engine-private
+ * fields.  No larger than stock dm-multipath's per-request data (struct
+ * dm_mpath_io, 16 bytes): a live table reload from stock keeps the dm
+ * queue's tag set, whose driver data was sized for stock.
  */
 struct blk_mpath_rq_ctx {
 	struct blk_mpath_path *path;	/* the clone's path */
-	size_t nr_bytes;
-	u64 start_ns;			/* the clone's issue time */
-	u64 rq_start_ns;		/* the original's start_time_ns */
-	u64 retry_since_ns;		/* first same-path requeue, 0 = none */
+	unsigned int nr_bytes;
+	/* jiffies | 1 of this request's first same-path requeue, 0: none */
+	unsigned int retry_since;
 };
 
 enum blk_mpath_map_result {
