@@ -24,7 +24,7 @@ run_engine() {
 	fio_start "$map" $((CYCLES * 15))
 	t0=$SECONDS
 	for c in $(seq "$CYCLES"); do
-		kill -0 "$FIO_PID" 2>/dev/null || fail "fio ended early (cycle $c)"
+		kill -0 "$FIO_PID" 2>/dev/null || { cat "$FIO_OUT.err"; tail -5 "$FIO_OUT"; fail "fio ended early (cycle $c)"; }
 		# the path of the active group (the first path if none is active)
 		local dev q
 		dev=$(mp_status "$map" | awk '$2 == "A" && $4 == "A" {print $3; exit}')
@@ -38,8 +38,7 @@ run_engine() {
 		n=$((n + 1))
 	done
 	say "$n unplug/plug cycles in $((SECONDS - t0)) s under I/O"
-	kill -INT "$FIO_PID"
-	fio_expect_clean 60
+	fio_expect_clean stop
 	expect_gap_below 30000
 	expect_eq "$(dm_path_states "$map")" AA "both paths active at the end"
 	fault_result gap_ms=$GAP_MS stall_ms=$STALL_MS cycles=$n ios=$FIO_IOS

@@ -171,6 +171,23 @@ fio_wait() {
 	FIO_RC=$?
 }
 
+# fio_stop [grace]: stop a time_based fio early and cleanly (SIGINT: fio
+# ends its jobs, verifies what is pending and writes its report; its exit
+# status 128 then only says it was interrupted).  Sets FIO_RC.
+fio_stop() {
+	local i
+	kill -INT "$FIO_PID" 2>/dev/null
+	for i in $(seq $((${1:-60} * 5))); do
+		kill -0 "$FIO_PID" 2>/dev/null || break
+		sleep 0.2
+	done
+	kill -0 "$FIO_PID" 2>/dev/null && { echo w >/proc/sysrq-trigger; fail "fio did not stop after SIGINT (I/O hang?)"; }
+	wait "$FIO_PID"
+	FIO_RC=$?
+	[ "$FIO_RC" = 128 ] && FIO_RC=0
+	true
+}
+
 # fio_stats: from the JSON and the latency log, sets FIO_ERR (fio's error
 # count), FIO_IOS (completed I/Os), GAP_MS (longest completion latency),
 # STALL_MS (longest time with no completion at all) and writes the
@@ -182,7 +199,9 @@ import glob, json, sys
 out, logp, iops = sys.argv[1:4]
 err = ios = 0
 try:
-    j = json.load(open(out))
+    t = open(out).read()
+    # fio stopped by SIGINT prints "fio: terminating on signal 2" first
+    j = json.loads(t[t.index("{"):])
     for job in j.get("jobs", []):
         err += job.get("error", 0)
         for d in ("read", "write"):
@@ -214,9 +233,10 @@ EOF
 	say "fio: rc=$FIO_RC errors=$FIO_ERR ios=$FIO_IOS gap=${GAP_MS}ms stall=${STALL_MS}ms"
 }
 
-# fio_expect_clean: fio finished, 0 errors, 0 verify errors
+# fio_expect_clean [grace|stop]: fio finished (or, with "stop", is stopped
+# now), 0 errors, 0 verify errors
 fio_expect_clean() {
-	fio_wait "${1:-60}"
+	if [ "${1:-}" = stop ]; then fio_stop; else fio_wait "${1:-60}"; fi
 	fio_stats
 	if [ "$FIO_RC" -ne 0 ] || [ "$FIO_ERR" != 0 ]; then
 		cat "$FIO_OUT.err" 2>/dev/null | tail -20

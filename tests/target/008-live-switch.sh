@@ -24,7 +24,7 @@ path_cycle() { # map
 }
 engine_now() { blk-mpath-migrate --status | sed -n 's/^engine: //p'; }
 
-ENGINE=stock engine_use stock
+engine_use stock
 multipathd_start
 map=$(multipathd show maps raw format "%n" | head -1)
 for i in $(seq 30); do [ "$(dm_path_states "$map")" = AA ] && break; sleep 1; done
@@ -33,16 +33,22 @@ mkfs.ext4 -q -F "/dev/mapper/$map" || fail "mkfs"
 mkdir -p $MNT && mount "/dev/mapper/$map" $MNT || fail "mount"
 id0=$(mount_id)
 FIO_OUT=/tmp/fio-live.json
-fio --name=live --filename=$MNT/f --size=48M --rw=randwrite --bs=4k --ioengine=libaio --iodepth=8 \
-	--direct=1 --verify=crc32c --verify_backlog=256 --verify_fatal=1 --time_based --runtime=3000 \
-	--output-format=json --output=$FIO_OUT --write_lat_log=/tmp/fio-live --log_avg_msec=0 \
-	>/dev/null 2>/tmp/fio-live.err &
-fio_pid=$!
+FAULT_NAME=live-switch ENGINE=both
+fio_start_file() {
+	FIO_OUT=/tmp/fio-live.json FIO_LOG=/tmp/fio-live FIO_SECS=3000
+	fio --name=live --filename=$MNT/f --size=48M --rw=randwrite --bs=4k --ioengine=libaio --iodepth=8 \
+		--direct=1 --verify=crc32c --verify_backlog=256 --verify_fatal=1 --time_based --runtime=3000 \
+		--output-format=json --output=$FIO_OUT --write_lat_log=$FIO_LOG --log_avg_msec=0 \
+		>/dev/null 2>$FIO_OUT.err &
+	FIO_PID=$!
+}
+fio_start_file
+fio_pid=$FIO_PID
 sleep 4
 times=()
 for t in $(seq $TRIPS); do
 	for to in new stock; do
-		kill -0 $fio_pid || { cat /tmp/fio-live.err; fail "fio stopped before trip $t"; }
+		kill -0 $fio_pid || { cat $FIO_OUT.err; fail "fio stopped before trip $t"; }
 		t0=$(date +%s%3N)
 		blk-mpath-migrate --live --to $to >/tmp/migrate.log 2>&1 || { cat /tmp/migrate.log; fail "switch to $to (trip $t)"; }
 		ms=$(($(date +%s%3N) - t0))
@@ -55,14 +61,9 @@ for t in $(seq $TRIPS); do
 		sleep 2
 	done
 done
-kill -INT $fio_pid
-for i in $(seq 300); do kill -0 $fio_pid 2>/dev/null || break; sleep 0.2; done
-wait $fio_pid; rc=$?
-FIO_RC=$rc FIO_LOG=/tmp/fio-live FAULT_NAME=live-switch ENGINE=both fio_stats
-[ "$rc" = 0 ] && [ "$FIO_ERR" = 0 ] || { cat /tmp/fio-live.err; fail "fio: rc $rc, errors $FIO_ERR"; }
+fio_expect_clean stop
 umount $MNT || fail "umount"
 fsck.ext4 -fn "/dev/mapper/$map" >/tmp/fsck.log 2>&1 || { tail /tmp/fsck.log; fail "fsck after the switches"; }
 say "LIVE-SWITCH trips=$TRIPS switches=${#times[@]} times: ${times[*]} io_errors=0 verify_errors=0 longest_io=${GAP_MS}ms ios=$FIO_IOS fsck=clean"
 echo "live-switch trips=$TRIPS ${times[*]} longest_io_ms=$GAP_MS ios=$FIO_IOS" >>/results/faults/live-switch.txt 2>/dev/null
 multipathd_stop
-engine_select "$ENGINE"
