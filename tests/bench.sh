@@ -80,4 +80,12 @@ for c in raw stock-mq stock-bio blk-mpath stock-mq/none blk-mpath/none; do
 	cs=$(awk '{print $3}' "$f" | sort -n | awk '{a[NR]=$1} END {print a[int((NR + 1) / 2)]}')
 	printf '%-15s %10d %8.2f %14s %14s\n' "$c" "$i" "$ratio" "$cpu" "$cs"
 done | tee "$RES/table.txt"
+# for plots (make compare): case, min, median, max of the per-round ratio
+for c in stock-mq stock-bio blk-mpath stock-mq/none blk-mpath/none; do
+	f=$RES/${c//\//_}.txt
+	[ -s "$f" ] || continue
+	paste "$f" "$RES/raw.txt" | awk '{printf "%.4f\n", $4 ? $1 / $4 : 0}' | sort -n |
+		awk -v c="$c" '{a[NR]=$1} END {m = (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2;
+			printf "%s %.4f %.4f %.4f\n", c, a[1], m, a[NR]}'
+done >"$RES/ratios.txt"
 echo "BENCH: DONE"

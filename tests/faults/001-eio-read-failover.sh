@@ -10,6 +10,7 @@ need_hostctl
 run_engine() {
 	qmap_create mpe failover
 	fio_start mpe 12
+	fault_mark
 	hostctl inject 0 read_aio 5 || fail "inject"
 	wait_path mpe "$QA" F 30 || fail "path 0 did not fail"
 	fio_expect_clean

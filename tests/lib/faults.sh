@@ -141,7 +141,9 @@ fio_start() {
 		--output="$FIO_OUT" --write_lat_log="$FIO_LOG" --log_avg_msec=0 "$@" \
 		>/dev/null 2>"$FIO_OUT.err" &
 	FIO_PID=$!
+	FIO_T0=$(date +%s%3N)
 	FIO_SECS=$secs
+	rm -f "$FAULT_RES/$FAULT_NAME-$ENGINE.mark"
 	# wait until fio has the map open and I/O is flowing
 	local i
 	for i in $(seq 100); do
@@ -150,6 +152,10 @@ fio_start() {
 	done
 	sleep 1
 }
+
+# fault_mark: the fault starts now (ms since fio started, for the plots of
+# completions per 100 ms around the fault: make compare)
+fault_mark() { echo $(($(date +%s%3N) - FIO_T0)) >"$FAULT_RES/$FAULT_NAME-$ENGINE.mark"; }
 
 # fio_wait [grace secs]: wait for fio; a fio still running grace s after its
 # runtime is a hang: the blocked tasks are dumped and the scenario fails.

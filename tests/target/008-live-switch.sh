@@ -45,6 +45,7 @@ fio_start_file() {
 fio_start_file
 fio_pid=$FIO_PID
 sleep 4
+blk-mpath-migrate-check >/results/faults/migrate-check.txt 2>&1
 times=()
 for t in $(seq $TRIPS); do
 	for to in new stock; do
