@@ -2,7 +2,8 @@
 /*
  * dm "multipath" target on the blk-mpath engine.
  *
- * A thin request-based device-mapper target: it parses and prints the stock
+ * A thin device-mapper target, request-based or (with "queue_mode bio")
+ * bio-based on the same engine: it parses and prints the stock
  * dm-multipath table (drivers/md/dm-mpath.c, target version 1.14.0), prints
  * the stock status, accepts the stock messages and relays engine events as
  * dm events and uevents.  All multipath policy (path groups, path state,
@@ -52,6 +53,7 @@ struct bm_target {
 	struct blk_mpath *m;
 	struct mutex work_mutex;	/* messages vs. postsuspend, as stock */
 	struct list_head devs;		/* struct bm_dev, for iterate_devices */
+	bool bio_based;			/* queue_mode bio */
 };
 
 typedef int (*bm_action_fn)(struct blk_mpath *m, struct blk_mpath_path *path);
@@ -123,6 +125,13 @@ static const struct blk_mpath_ops bm_ops = {
 	.path_event = bm_path_event,
 	.state_changed = bm_state_changed,
 	.kick = bm_kick,
+	.noflush_suspending = bm_noflush_suspending,
+};
+
+/* queue_mode bio: the engine holds and resubmits bios itself, no kick */
+static const struct blk_mpath_ops bm_bio_ops = {
+	.path_event = bm_path_event,
+	.state_changed = bm_state_changed,
 	.noflush_suspending = bm_noflush_suspending,
 };
 
@@ -494,16 +503,28 @@ static int multipath_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		goto bad;
 
 	if (bio_based) {
-		ti->error = "queue_mode bio is not supported by blk-mpath";
-		r = -EINVAL;
-		goto bad;
+		/*
+		 * As stock: bio-based multipath does no scsi_dh management
+		 * of its own, it only uses a handler already attached.
+		 */
+		dm_table_set_type(ti->table, DM_TYPE_BIO_BASED);
+		cfg.retain_attached_hw_handler = true;
+		cfg.bio_based = true;
+		bt->bio_based = true;
+	} else {
+		dm_table_set_type(ti->table, DM_TYPE_REQUEST_BASED);
 	}
-
-	dm_table_set_type(ti->table, DM_TYPE_REQUEST_BASED);
 
 	r = parse_hw_handler(&as, ti, &hw_handler_name, &hw_handler_params);
 	if (r)
 		goto bad;
+	if (bio_based && hw_handler_name) {
+		DMERR("bio-based multipath doesn't allow hardware handler args");
+		kfree(hw_handler_name);
+		kfree(hw_handler_params);
+		hw_handler_name = NULL;
+		hw_handler_params = NULL;
+	}
 
 	r = dm_read_arg(_args, &as, &nr_pgs, &ti->error);
 	if (r)
@@ -527,8 +548,8 @@ static int multipath_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	 * then simply has no initial group.
 	 */
 	cfg.initial_pg_num = next_pg_num <= nr_pgs ? next_pg_num : 0;
-	bt->m = blk_mpath_create(dm_table_device_name(ti->table), &cfg, &bm_ops,
-				 bt, &error);
+	bt->m = blk_mpath_create(dm_table_device_name(ti->table), &cfg,
+				 bio_based ? &bm_bio_ops : &bm_ops, bt, &error);
 	if (IS_ERR_OR_NULL(bt->m)) {
 		r = bt->m ? PTR_ERR(bt->m) : -EINVAL;
 		bt->m = NULL;
@@ -578,6 +599,8 @@ static int multipath_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	 */
 	BUILD_BUG_ON(sizeof(struct blk_mpath_rq_ctx) > 2 * sizeof(void *));
 	ti->per_io_data_size = sizeof(struct blk_mpath_rq_ctx);
+	if (bio_based)
+		ti->per_io_data_size = sizeof(struct blk_mpath_bio_ctx);
 
 	return 0;
 
@@ -661,6 +684,52 @@ static int multipath_end_io(struct dm_target *ti, struct request *clone,
 
 /*
  *---------------------------------------------------------------
+ * Bio hooks (queue_mode bio)
+ *---------------------------------------------------------------
+ */
+static struct blk_mpath_bio_ctx *bm_bio_ctx(struct bio *bio)
+{
+	return dm_per_bio_data(bio, sizeof(struct blk_mpath_bio_ctx));
+}
+
+static int multipath_map_bio(struct dm_target *ti, struct bio *bio)
+{
+	struct bm_target *bt = ti->private;
+
+	switch (blk_mpath_map_bio(bt->m, bio, bm_bio_ctx(bio))) {
+	case BLK_MPATH_BIO_REMAPPED:
+		return DM_MAPIO_REMAPPED;
+	case BLK_MPATH_BIO_QUEUED:
+		return DM_MAPIO_SUBMITTED;
+	case BLK_MPATH_BIO_PUSH_BACK:
+		return DM_MAPIO_REQUEUE;
+	case BLK_MPATH_BIO_KILL:
+	default:
+		return DM_MAPIO_KILL;
+	}
+}
+
+/*
+ * Also called for the bios the engine ends itself (BLK_STS_IOERR when it
+ * must fail a held bio, BLK_STS_DM_REQUEUE to push one back during a
+ * noflush suspend): the engine returns DONE for them with that status.
+ */
+static int multipath_end_io_bio(struct dm_target *ti, struct bio *clone,
+				blk_status_t *error)
+{
+	struct bm_target *bt = ti->private;
+
+	switch (blk_mpath_end_bio(bt->m, clone, error, bm_bio_ctx(clone))) {
+	case BLK_MPATH_BIO_END_QUEUED:
+		return DM_ENDIO_INCOMPLETE;
+	case BLK_MPATH_BIO_END_DONE:
+	default:
+		return DM_ENDIO_DONE;
+	}
+}
+
+/*
+ *---------------------------------------------------------------
  * Suspend/resume
  *---------------------------------------------------------------
  */
@@ -676,7 +745,11 @@ static void multipath_presuspend(struct dm_target *ti)
 {
 	struct bm_target *bt = ti->private;
 
-	if (!dm_noflush_suspending(ti))
+	/*
+	 * Stock bio mode always turns queueing off (its FIXME): the bios the
+	 * engine holds are then pushed back to dm core (noflush) or failed.
+	 */
+	if (bt->bio_based || !dm_noflush_suspending(ti))
 		blk_mpath_set_queueing(bt->m, false,
 				       BLK_MPATH_QUEUEING_SAVE_OLD);
 }
@@ -743,7 +816,8 @@ static void multipath_status(struct dm_target *ti, status_type_t type,
 		DMEMIT("%u ", test_bit(BLK_MPATHF_QUEUE_IF_NO_PATH, &m->flags) +
 		       (m->pg_init_retries > 0) * 2 +
 		       (m->pg_init_delay_msecs != BLK_MPATH_PG_INIT_DELAY_DEFAULT) * 2 +
-		       test_bit(BLK_MPATHF_RETAIN_ATTACHED_HW_HANDLER, &m->flags));
+		       test_bit(BLK_MPATHF_RETAIN_ATTACHED_HW_HANDLER, &m->flags) +
+		       bt->bio_based * 2);
 
 		if (test_bit(BLK_MPATHF_QUEUE_IF_NO_PATH, &m->flags))
 			DMEMIT("queue_if_no_path ");
@@ -753,6 +827,8 @@ static void multipath_status(struct dm_target *ti, status_type_t type,
 			DMEMIT("pg_init_delay_msecs %u ", m->pg_init_delay_msecs);
 		if (test_bit(BLK_MPATHF_RETAIN_ATTACHED_HW_HANDLER, &m->flags))
 			DMEMIT("retain_attached_hw_handler ");
+		if (bt->bio_based)
+			DMEMIT("queue_mode bio ");
 	}
 
 	if (!m->hw_handler_name || type == STATUSTYPE_INFO)
@@ -1038,6 +1114,11 @@ static struct target_type multipath_target = {
 	 * pg_init runs from a workqueue), so the map advertises REQ_NOWAIT
 	 * when every path does and io_uring submits inline instead of
 	 * handing each I/O to an io-wq worker.  Stock multipath lacks it.
+	 * It holds for queue_mode bio too: ->map only takes spinlocks
+	 * (path choice, the engine's list of held bios), queues work items
+	 * (resubmission, pg_init) and sets the bio's bdev; a bio that must
+	 * wait is held, not slept on.  A REQ_NOWAIT bio its path completes
+	 * with BLK_STS_AGAIN is returned to the submitter, the path kept.
 	 * DM_TARGET_ALTERNATE_PATHS: the map does FUA only if every path can
 	 * take a FUA write (a FUA clone bypasses the path's flush machinery).
 	 * DM_TARGET_HANDOVER: registers beside stock dm-multipath (or the
@@ -1053,6 +1134,8 @@ static struct target_type multipath_target = {
 	.clone_and_map_rq = multipath_clone_and_map,
 	.release_clone_rq = multipath_release_clone,
 	.rq_end_io = multipath_end_io,
+	.map = multipath_map_bio,
+	.end_io = multipath_end_io_bio,
 	.presuspend = multipath_presuspend,
 	.postsuspend = multipath_postsuspend,
 	.resume = multipath_resume,

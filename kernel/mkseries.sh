@@ -40,11 +40,12 @@ k=open('block/Kconfig').read()
 k=re.sub(r'config BLK_MPATH_KUNIT_TEST\n(?:\t.*\n|\n(?=\t))*\n', '', k)
 open('block/Kconfig','w').write(k)
 m=open('block/Makefile').read()
-m=m.replace('obj-$(CONFIG_BLK_MPATH_KUNIT_TEST) += blk-mpath-test.o\n','')
+m=re.sub(r'obj-\$\(CONFIG_BLK_MPATH_KUNIT_TEST\) \+=.*\n', '', m)
 open('block/Makefile','w').write(m)
 PY
 mkdir -p block include/linux include/trace/events
 cp "$T"/block/blk-mpath-core.c "$T"/block/blk-mpath-ps.c block/
+[ -e "$T/block/blk-mpath-bio.c" ] && cp "$T/block/blk-mpath-bio.c" block/
 [ -e "$T/block/blk-mpath-ps.h" ] && cp "$T/block/blk-mpath-ps.h" block/
 cp "$T/include/linux/blk-mpath.h" include/linux/
 cp "$T"/include/trace/events/blk_mpath.h include/trace/events/ 2>/dev/null
@@ -76,6 +77,14 @@ midlayer already retried on the path (unit attention, ALUA transition,
 aborted command) fail the path, as stock.  Drivers that give no detail
 fall back to blk_path_error().
 
+Bio-based stacking drivers (dm-multipath's queue_mode bio) use the same
+groups, selectors and path state through blk_mpath_map_bio() and
+blk_mpath_end_bio(): the engine holds the bios that cannot go to a path
+now (no usable path with queue_if_no_path, pg_init pending, a path error
+to retry elsewhere) and resubmits them from a work item when the state
+that held them changes; a bio's verdict is the classification of its
+status alone.
+
 Tracepoints report map, completion (with the error detail) and path
 failure; per-path counters are in debugfs under blk_mpath/.
 
@@ -84,6 +93,7 @@ MSG
 # 3 (KUnit)
 cp "$G/Kconfig.full" block/Kconfig; cp "$G/Makefile.full" block/Makefile
 cp "$T/block/blk-mpath-test.c" block/
+[ -e "$T/block/blk-mpath-bio-test.c" ] && cp "$T/block/blk-mpath-bio-test.c" block/
 git add -A
 git commit -q -F - <<'MSG'
 block: add KUnit tests for the multipath engine
@@ -92,7 +102,11 @@ Test every path selector (selection order, fail/reinstate, argument
 parsing, status output), the path and group state machine (failback,
 switch_group, bypass, all paths failed with and without queueing,
 fail counts), the completion verdicts and the error classification
-table, without any real device.
+table, without any real device; and queue_mode bio (blk-mpath-bio-test:
+bios held with no path, failed by fail_if_no_path and the no-path
+timer, pushed back during a noflush suspend, held for pg_init, and real
+bios on the queues of a fake blk-mq driver: remap, target statuses
+returned, a path status failing the path and resubmitted elsewhere).
 
 Signed-off-by: blk-mpath developers <blk-mpath@localhost>
 MSG

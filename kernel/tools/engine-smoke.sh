@@ -1,7 +1,8 @@
 #!/bin/bash
 # Fast engine check without the full guest image: boots the built kernel
 # in QEMU (TCG) with a tiny initramfs and
-#   kunit   - loads blk-mpath-test.ko (all "blk-mpath-*" KUnit suites)
+#   kunit   - loads blk-mpath-test.ko and blk-mpath-bio-test.ko (all
+#             "blk-mpath-*" KUnit suites)
 #   basic   - scsi_debug 2-path LUN + dm target: I/O, path offline ->
 #             failover, reinstate, medium error (returned, path kept),
 #             all paths offline -> EIO, tracepoints, debugfs stats
@@ -17,7 +18,10 @@
 #   alua4new- the same on blk-mpath only, stock never loaded
 #   queueing- ALUA pg_init, switch/disable/enable_group, queue_if_no_path,
 #             fail_if_no_path, no-path timeout, reinstate releases I/O
-# Usage: kernel/tools/engine-smoke.sh [guest|debug] [kunit|basic|selectors|stress|queueing|alua4|alua4new]...
+#   bio     - queue_mode bio on the 2-path LUN: bio-based map, I/O, failover,
+#             all paths down with queue_if_no_path (bios held, not remapped
+#             in a loop), noflush suspend with bios held, reinstate
+# Usage: kernel/tools/engine-smoke.sh [guest|debug] [kunit|basic|selectors|stress|queueing|bio|alua4|alua4new]...
 # Prints the console log of each scenario; exits 1 on a KUnit failure or a
 # kernel splat.
 set -e
@@ -48,6 +52,8 @@ for s in "${SCEN[@]}"; do
 	fi
 	if [ "$s" = kunit ]; then
 		cp "$O/block/blk-mpath.ko" "$O/block/blk-mpath-test.ko" "$R/"
+		# queue_mode bio suite (module of its own)
+		[ -e "$O/block/blk-mpath-bio-test.ko" ] && cp "$O/block/blk-mpath-bio-test.ko" "$R/"
 	else
 		cp "$HERE/smoke-e2e-$s.sh" "$R/e2e.sh"
 		cp "$O/drivers/scsi/scsi_debug.ko" "$O/drivers/scsi/device_handler/scsi_dh_alua.ko" \
@@ -75,6 +81,10 @@ for s in "${SCEN[@]}"; do
 	fi
 	if [ "$s" = kunit ] && ! grep -q "ok 5 blk-mpath-classify" "$W/log-$s"; then
 		echo "=== kunit: suites did not all run"; rc=1
+	fi
+	if [ "$s" = kunit ] && [ -e "$O/block/blk-mpath-bio-test.ko" ] &&
+	   ! grep -qE "^\[[ 0-9.]*\] ok [0-9]+ blk-mpath-bio[[:space:]]*$" "$W/log-$s"; then
+		echo "=== kunit: the blk-mpath-bio suite did not run"; rc=1
 	fi
 	bad='not ok|BUG:|WARNING:|Oops|KASAN:|circular locking|ODEBUG:|unreferenced object'
 	if grep -qE "$bad" "$W/log-$s"; then

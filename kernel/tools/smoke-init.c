@@ -27,6 +27,8 @@ int main(void)
 	if (access("/blk-mpath-test.ko", R_OK) == 0) {
 		load("/blk-mpath.ko", "");
 		load("/blk-mpath-test.ko", "");
+		if (access("/blk-mpath-bio-test.ko", R_OK) == 0)
+			load("/blk-mpath-bio-test.ko", "");
 		goto out;
 	}
 	/* a scenario may bring its own scsi_debug parameters */

@@ -104,6 +104,8 @@ static void mpath_kick(struct blk_mpath *m)
 {
 	if (m->ops && m->ops->kick)
 		m->ops->kick(m->owner);
+	/* queue_mode bio: the engine holds the bios itself */
+	blk_mpath_bio_kick(m);
 }
 
 static void mpath_trigger_event(struct blk_mpath *m)
@@ -176,6 +178,12 @@ static int pg_init_all_paths(struct blk_mpath *m)
 	spin_unlock_irqrestore(&m->lock, flags);
 
 	return ret;
+}
+
+/* pg_init_all_paths() for blk-mpath-bio.c */
+int blk_mpath_pg_init_all_paths(struct blk_mpath *m)
+{
+	return pg_init_all_paths(m);
 }
 
 static void __switch_pg(struct blk_mpath *m, struct blk_mpath_pg *pg)
@@ -807,6 +815,7 @@ void blk_mpath_flush(struct blk_mpath *m)
 		}
 		spin_unlock_irqrestore(&m->lock, flags);
 	}
+	blk_mpath_bio_flush(m);
 	flush_work(&m->trigger_event);
 }
 EXPORT_SYMBOL_GPL(blk_mpath_flush);
@@ -884,6 +893,7 @@ struct blk_mpath *blk_mpath_create(const char *name,
 	m->no_path_timeout_secs = cfg->no_path_timeout_secs;
 	m->repeat_count = 1;
 	priv->initial_pg_num = cfg->initial_pg_num;
+	blk_mpath_bio_setup(m, cfg->bio_based);
 
 	set_bit(BLK_MPATHF_QUEUE_IO, &m->flags);
 	if (cfg->queue_if_no_path)
@@ -1275,6 +1285,7 @@ void blk_mpath_destroy(struct blk_mpath *m)
 	blk_mpath_debugfs_del(m);
 	disable_nopath_timeout(m);
 	blk_mpath_flush(m);
+	blk_mpath_bio_drain(m);
 
 	list_for_each_entry_safe(pg, tmp, &m->pgs, list) {
 		list_del(&pg->list);
@@ -1293,6 +1304,7 @@ void blk_mpath_destroy(struct blk_mpath *m)
 	}
 	/* a pg_init that failed a path may have re-armed these */
 	del_timer_sync(&m->nopath_timer);
+	blk_mpath_bio_drain(m);
 	cancel_work_sync(&m->trigger_event);
 
 	kfree(m->hw_handler_name);
@@ -1614,6 +1626,20 @@ enum blk_mpath_end_result blk_mpath_end_detail(struct blk_mpath *m,
 			  status, true);
 }
 EXPORT_SYMBOL_GPL(blk_mpath_end_detail);
+
+/*
+ * end_detail() for blk-mpath-bio.c: a bio's own class, its issue time for
+ * both the selector's end_io and the latency.
+ */
+enum blk_mpath_end_result blk_mpath_end_class(struct blk_mpath *m,
+					      struct blk_mpath_rq_ctx *ctx,
+					      const struct blk_error_detail *d,
+					      enum blk_mpath_err_class cls,
+					      u64 start_ns,
+					      blk_status_t *status)
+{
+	return end_detail(m, ctx, d, cls, start_ns, start_ns, status, true);
+}
 
 /* blk_insert_cloned_request()'s limit checks, for a refused clone */
 static bool clone_over_limits(struct request *clone)
@@ -2034,6 +2060,13 @@ static int __init blk_mpath_init(void)
 		return r;
 	}
 
+	r = blk_mpath_bio_init();
+	if (r) {
+		blk_mpath_ps_exit();
+		destroy_workqueue(kmpath_handlerd);
+		return r;
+	}
+
 	blk_mpath_debugfs_root = debugfs_create_dir("blk_mpath", NULL);
 	return 0;
 }
@@ -2041,6 +2074,7 @@ static int __init blk_mpath_init(void)
 static void __exit blk_mpath_exit(void)
 {
 	debugfs_remove_recursive(blk_mpath_debugfs_root);
+	blk_mpath_bio_exit();
 	blk_mpath_ps_exit();
 	destroy_workqueue(kmpath_handlerd);
 }

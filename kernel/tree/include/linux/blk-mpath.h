@@ -16,6 +16,24 @@
  * fail, reinstate, switch, bypass, queueing mode) serialise on m->lock.
  * Readers that walk m->pgs and pg->paths (status output) hold m->lock via
  * blk_mpath_lock()/blk_mpath_unlock().
+ *
+ * Lifetime: no pointer that the fast path may hold is freed while it can
+ * be in use.  Groups and paths (and so m->current_path, ctx->path of every
+ * request or bio in flight, selector contexts) live from their creation
+ * until blk_mpath_destroy(); nothing is ever removed from a live
+ * multipath.  The owner calls blk_mpath_destroy() only once no request
+ * or bio of it is in flight or held by the engine (dm: after the last
+ * suspend); the destructor stops the engine's timer and work items
+ * (pg_init, events, the bio queue) before it frees anything.  Per-I/O
+ * state (struct blk_mpath_rq_ctx, struct blk_mpath_bio_ctx) belongs to
+ * the owner's request or bio and is used by the engine only between the
+ * map call and the final verdict (DONE, KILL, push back).
+ *
+ * queue_mode bio: an owner that is bio-based (cfg->bio_based) maps bios
+ * with blk_mpath_map_bio() and hands completed ones to blk_mpath_end_bio();
+ * the engine then holds bios itself while it must (no usable path with
+ * queue_if_no_path, pg_init, resubmission after a path error), as stock
+ * dm-multipath does in bio mode.
  */
 #ifndef _LINUX_BLK_MPATH_H
 #define _LINUX_BLK_MPATH_H
@@ -205,6 +223,19 @@ enum {
 	BLK_MPATHF_PG_INIT_DELAY_RETRY,
 };
 
+struct blk_mpath_bio_ctx;
+
+/*
+ * queue_mode bio: the bios the engine holds (stock m->queued_bios), in
+ * arrival order, and the work item that maps and resubmits them (stock
+ * process_queued_bios).  Engine-private; the list is under m->lock.
+ */
+struct blk_mpath_bio_queue {
+	struct blk_mpath_bio_ctx *head;
+	struct blk_mpath_bio_ctx *tail;
+	struct delayed_work work;
+};
+
 struct blk_mpath {
 	spinlock_t lock;		/* state changes, see above */
 	unsigned long flags;
@@ -234,6 +265,9 @@ struct blk_mpath {
 	struct work_struct trigger_event;
 	struct mutex work_mutex;	/* owner's: messages vs suspend */
 	void *engine_private;
+
+	bool bio_based;			/* cfg->bio_based */
+	struct blk_mpath_bio_queue bioq;	/* bio_based only */
 };
 
 /* ---- lifetime and configuration (process context) ------------------------ */
@@ -257,6 +291,15 @@ struct blk_mpath_config {
 	 * Checked by blk_mpath_start(), must be <= the number of groups.
 	 */
 	unsigned int initial_pg_num;
+	/*
+	 * The owner is bio-based (dm: queue_mode bio): it maps bios with
+	 * blk_mpath_map_bio() and the engine holds and resubmits bios
+	 * itself; ops->kick is then not needed for them.  As stock, the
+	 * owner sets retain_attached_hw_handler and passes no handler of
+	 * its own in this mode (bio-based multipath only uses a scsi_dh
+	 * that is already attached).
+	 */
+	bool bio_based;
 };
 
 struct blk_mpath *blk_mpath_create(const char *name,
@@ -313,7 +356,10 @@ int blk_mpath_bypass_pg(struct blk_mpath *m, unsigned int pg_num, bool bypass);
 int blk_mpath_set_queueing(struct blk_mpath *m, bool queue_if_no_path,
 			   unsigned int flags);
 void blk_mpath_restore_queueing(struct blk_mpath *m);
-/* Waits for pg_init and queued engine work to finish (postsuspend). */
+/*
+ * Waits for pg_init and queued engine work (events, the bio queue's
+ * resubmission) to finish (postsuspend).
+ */
 void blk_mpath_flush(struct blk_mpath *m);
 /*
  * Note: m->work_mutex is never taken by the engine; the owner uses it as
@@ -407,6 +453,82 @@ enum blk_mpath_end_result blk_mpath_end_detail(struct blk_mpath *m,
 					       const struct blk_error_detail *d,
 					       u64 io_start_ns,
 					       blk_status_t *status);
+
+/* ---- per bio (queue_mode bio) --------------------------------------------- */
+
+/*
+ * Per-bio state kept by the owner (dm: per-bio data), for the engine only.
+ * blk_mpath_map_bio() initialises all of it: the owner need not zero it.
+ * It must stay valid until the bio's final verdict, also while the engine
+ * holds the bio.  The bio's state as the owner handed it over is recorded
+ * there (stock dm_bio_record()) and restored before every resubmission.
+ */
+struct blk_mpath_bio_ctx {
+	struct blk_mpath_rq_ctx rq;	/* path, nr_bytes, retry_since */
+	struct bio *bio;
+	struct blk_mpath_bio_ctx *next;	/* in m->bioq */
+	u64 start_ns;			/* issued on ctx->rq.path */
+	/* stock struct dm_bio_details */
+	struct block_device *bi_bdev;
+	bio_end_io_t *bi_end_io;
+	struct bvec_iter bi_iter;
+	int bi_remaining;
+	unsigned short bi_flags;
+#ifdef CONFIG_BLK_DEV_INTEGRITY
+	struct bio_integrity_payload *bi_integrity;
+#endif
+};
+
+enum blk_mpath_bio_map_result {
+	/* dm: DM_MAPIO_REMAPPED: the bio now points at its path, submit it */
+	BLK_MPATH_BIO_REMAPPED,
+	/* dm: DM_MAPIO_SUBMITTED: the engine holds the bio (queueing, pg_init) */
+	BLK_MPATH_BIO_QUEUED,
+	/* dm: DM_MAPIO_REQUEUE: no path during a noflush suspend, push back */
+	BLK_MPATH_BIO_PUSH_BACK,
+	/* dm: DM_MAPIO_KILL: no path and no queueing, fail the bio */
+	BLK_MPATH_BIO_KILL,
+};
+
+/*
+ * Stock __multipath_map_bio(): chooses a path for a bio of a bio-based
+ * owner (the selector gets its size), sets the path's bdev and
+ * REQ_FAILFAST_TRANSPORT, accounts the selector's start_io.  Never
+ * sleeps, never takes an engine-wide lock when a current path exists.
+ * With QUEUED the engine owns the bio until it resubmits it to the path
+ * (submit_bio_noacct(), from its work item) or ends it: with
+ * BLK_STS_IOERR (no path, no queueing) or BLK_STS_DM_REQUEUE (no path
+ * during a noflush suspend: the owner pushes it back, dm core requeues
+ * it).  Either way the bio's ->bi_end_io (the owner's) runs, and the
+ * owner passes the bio to blk_mpath_end_bio() as any other completion.
+ */
+enum blk_mpath_bio_map_result blk_mpath_map_bio(struct blk_mpath *m,
+						struct bio *bio,
+						struct blk_mpath_bio_ctx *ctx);
+
+enum blk_mpath_bio_end_result {
+	BLK_MPATH_BIO_END_DONE,		/* complete the bio with *status */
+	/* dm: DM_ENDIO_INCOMPLETE: the engine took the bio back to resubmit */
+	BLK_MPATH_BIO_END_QUEUED,
+};
+
+/*
+ * Verdict on a completed bio mapped by blk_mpath_map_bio(); call from its
+ * end_io (dm: the target's ->end_io).  There is no error detail for bios:
+ * the verdict is blk_mpath_classify() of the bio's status alone.  A path
+ * status fails the path and the engine resubmits the bio (QUEUED), unless
+ * no path is left and there is no queueing (DONE with the error); a
+ * target status (BLK_STS_MEDIUM, _TARGET, _NEXUS, _PROTECTION, _NOSPC,
+ * _NOTSUPP) is returned, the path kept; BLK_STS_RESOURCE is resubmitted
+ * after a delay, for at most BLK_MPATH_RESOURCE_RETRY_MS; BLK_STS_AGAIN
+ * of a REQ_NOWAIT bio is returned (the submitter retries, may wait).
+ * *status is left as the bio completed when DONE is returned.  A bio the
+ * engine ended itself is DONE at once, without accounting.
+ */
+enum blk_mpath_bio_end_result blk_mpath_end_bio(struct blk_mpath *m,
+						struct bio *bio,
+						blk_status_t *status,
+						struct blk_mpath_bio_ctx *ctx);
 
 /* ---- queries --------------------------------------------------------------- */
 

@@ -45,6 +45,44 @@ TRACE_EVENT(blk_mpath_map,
 				   { BLK_MPATH_MAP_KILL, "kill" }))
 );
 
+/* queue_mode bio: the bio's fields are read by the caller before the map */
+TRACE_EVENT(blk_mpath_map_bio,
+
+	TP_PROTO(struct blk_mpath *m, struct blk_mpath_path *path,
+		 sector_t sector, unsigned int nr_bytes, unsigned int opf,
+		 int result),
+
+	TP_ARGS(m, path, sector, nr_bytes, opf, result),
+
+	TP_STRUCT__entry(
+		__string(mpath,		m->name)
+		__array(char,		path, 16)
+		__field(sector_t,	sector)
+		__field(unsigned int,	nr_bytes)
+		__field(unsigned int,	opf)
+		__field(int,		result)
+	),
+
+	TP_fast_assign(
+		__assign_str(mpath, m->name);
+		strscpy(__entry->path, path ? path->name : "-", 16);
+		__entry->sector		= sector;
+		__entry->nr_bytes	= nr_bytes;
+		__entry->opf		= opf;
+		__entry->result		= result;
+	),
+
+	TP_printk("%s path=%s sector=%llu bytes=%u opf=0x%x result=%s",
+		  __get_str(mpath), __entry->path,
+		  (unsigned long long)__entry->sector, __entry->nr_bytes,
+		  __entry->opf,
+		  __print_symbolic(__entry->result,
+				   { BLK_MPATH_BIO_REMAPPED, "remapped" },
+				   { BLK_MPATH_BIO_QUEUED, "queued" },
+				   { BLK_MPATH_BIO_PUSH_BACK, "push_back" },
+				   { BLK_MPATH_BIO_KILL, "kill" }))
+);
+
 TRACE_EVENT(blk_mpath_complete,
 
 	TP_PROTO(struct blk_mpath *m, struct blk_mpath_path *path,
