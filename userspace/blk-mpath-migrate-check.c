@@ -61,8 +61,9 @@ static int check_params(const char *params, char *why, size_t wl)
 			const char *m = NEXT();
 
 			i++;
-			if (m && !strcmp(m, "bio")) {
-				snprintf(why + strlen(why), wl - strlen(why), "queue_mode bio is bio-based (blk-mpath is request-based); ");
+			/* both engines take rq, mq and bio */
+			if (!m || (strcmp(m, "bio") && strcmp(m, "rq") && strcmp(m, "mq"))) {
+				snprintf(why + strlen(why), wl - strlen(why), "queue_mode %s unknown; ", m ? m : "?");
 				ok = 0;
 			}
 		} else if (!strcmp(f, "pg_init_retries") || !strcmp(f, "pg_init_delay_msecs")) {
