@@ -5,9 +5,8 @@
 #   2. block: the multipath engine + selectors + tracepoints (Kconfig/Makefile
 #      without the KUnit entries, include/linux/blk-mpath.h, block/blk-mpath-*)
 #   3. block: KUnit tests for the engine
-#   4. blk-mq: run BLOCK_SOFTIRQ inline when completing from task context
-#      (kernel/patches/0003)
-#   5... every later kernel/patches/NNNN-*.patch (dm core), in order
+#   4... kernel/patches/0003 and every later NNNN-*.patch (dm-rq, dm core,
+#      blk-mq), in order
 # Output: $OUTDIR (default results/series); with CHECK=1 each stage is also
 # compile-checked (block/ objects) in a scratch O= directory.
 . "$(dirname "$0")/../scripts/lib.sh"
@@ -18,7 +17,7 @@ OUTDIR=${OUTDIR:-$TOP/results/series}
 G=$(mktemp -d); trap 'rm -rf "$G"' EXIT
 T=$TOP/kernel/tree
 files="block/Kconfig block/Makefile block/blk-mq.c drivers/scsi/scsi_lib.c include/linux/blk-mq.h
-	drivers/md/dm.c drivers/md/dm-table.c drivers/md/dm-ioctl.c drivers/md/dm-target.c
+	drivers/md/dm.c drivers/md/dm-table.c drivers/md/dm-ioctl.c drivers/md/dm-target.c drivers/md/dm-rq.c
 	include/linux/device-mapper.h"
 mkdir -p "$G/w"
 for f in $files; do mkdir -p "$G/w/$(dirname "$f")"; cp "$PRISTINE/$f" "$G/w/$f"; done
@@ -148,7 +147,7 @@ for c in "${stages[@]}"; do
 	cp "$OUTG/.config" "$CO/.config"
 	make -s -C "$CT" O="$CO" olddefconfig >/dev/null 2>&1 || die "stage $n: olddefconfig failed"
 	log "series check: patch $n/${#stages[@]}: $(git log -1 --format=%s)"
-	if ! make -C "$CT" O="$CO" -j"$JOBS" block/ drivers/scsi/scsi_lib.o drivers/md/dm.o \
+	if ! make -C "$CT" O="$CO" -j"$JOBS" block/ drivers/scsi/scsi_lib.o drivers/md/dm.o drivers/md/dm-rq.o \
 		drivers/md/dm-table.o drivers/md/dm-ioctl.o drivers/md/dm-target.o >"$CO/stage$n.log" 2>&1; then
 		tail -30 "$CO/stage$n.log" >&2; die "patch $n does not build on its own"
 	fi
