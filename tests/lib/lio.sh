@@ -1,0 +1,290 @@
+# LIO (target_core_mod + tcm_loop) with enforced ALUA for guest scenarios.
+# Source after common.sh and faults.sh.  Drives configfs directly:
+# targetcli-fb needs a D-Bus system bus the guest does not run.
+#
+#   lio_setup NPORTS [ACCESS_TYPE]  one 64 MiB rd_mcp LUN (vpd_unit_serial set)
+#       behind NPORTS tcm_loop WWNs (one SCSI host each, LUN 0), port i's
+#       lun_0 in its own ALUA target port group, tg_pt_gp_id i, with
+#       alua_access_type ACCESS_TYPE (1 implicit (default), 2 explicit,
+#       3 implicit+explicit); every group starts active/optimized.  Sets
+#       LIO_PATHS (sdX, port order), LIO_MM (their MAJ:MIN), LIO_HCTLS.
+#   lio_state PORT ao|an|standby|unavailable|transitioning|offline
+#       implicit transition of port PORT's group (alua_access_state); the
+#       write returns after the group's trans_delay_msecs (LIO sleeps in it,
+#       the group transitioning meanwhile).  "transitioning" stays until the
+#       next write.  "offline" is the port's secondary state
+#       (lio_port_offline PORT 1), see below.
+#   lio_trans_delay PORT MS          trans_delay_msecs of PORT's group
+#   lio_port_offline PORT 0|1        lun_0/alua_tg_pt_offline
+#   lio_state_of / lio_status_of PORT  the group's alua_access_state (number)
+#       and alua_access_status ("Altered by Explicit STPG", ...)
+#   lio_dh_state_of PORT             scsi_dh_alua's view (sysfs access_state)
+#   lio_quiesce                      for an EXIT trap (see there)
+#   lio_teardown                     no LIO configfs object left, tcm_loop
+#       unloaded (test_cleanup calls it when target/loopback exists)
+# and helpers for the scenarios at the end (fio_flowing, fio_alive,
+# mp_paths, mp_active_group, mp_pg_init_count, mp_queue_io, dmesg_*).
+#
+# What the target answers (drivers/target/target_core_alua.c, 6.1): I/O on
+# a standby / unavailable / transitioning group gets NOT READY 04/0b /
+# 04/0c / 04/0a, on an offline port NOT READY 04/12 (every command,
+# RTPG included).  OFFLINE (0x0e) is a secondary state only: written to
+# alua_access_state LIO accepts it, then answers every command, INQUIRY
+# and RTPG included, with ILLEGAL REQUEST 24/00 ("Unknown ALUA access
+# state") - an I/O error to the caller (BLK_STS_TARGET), not a path
+# failure; hence lio_state PORT offline sets alua_tg_pt_offline instead.
+# shellcheck shell=bash
+
+LIO_CFG=/sys/kernel/config/target
+LIO_HBA=$LIO_CFG/core/rd_mcp_77
+LIO_DEV=$LIO_HBA/blkmpath
+LIO_MB=64
+# (few subshells here: a fork costs tens of ms under TCG)
+
+# _lio_port PORT: LIO_T (its tpgt_1), LIO_L (lun_0), LIO_G (its ALUA group)
+_lio_port() {
+	printf -v LIO_T '%s/loopback/naa.50014050000%05d/tpgt_1' "$LIO_CFG" "$1"
+	LIO_L=$LIO_T/lun/lun_0
+	LIO_G=$LIO_DEV/alua/port$1
+}
+lio_lun() { _lio_port "$1"; echo "$LIO_L"; }	# configfs dir of port PORT's LUN 0
+lio_gp()  { _lio_port "$1"; echo "$LIO_G"; }	# configfs dir of port PORT's ALUA group
+
+lio_setup() {
+	local n=${1:-2} type=${2:-1} i t h d a maj pids=() log t0=${EPOCHREALTIME/./}
+	[ "$n" -ge 1 ] || fail "lio_setup: NPORTS"
+	case $type in 1|2|3) ;; *) fail "lio_setup: ALUA access type $type" ;; esac
+	mountpoint -q /sys/kernel/config || mount -t configfs configfs /sys/kernel/config
+	modprobe -a tcm_loop scsi_dh_alua || fail "modprobe tcm_loop scsi_dh_alua failed"
+	# the fabric first: test_cleanup's teardown keys on target/loopback
+	mkdir -p "$LIO_CFG/loopback" || fail "no LIO loopback fabric in configfs"
+	# backstore: rd_mcp, 4 KiB pages; the serial gives the LUN its
+	# VPD 0x80/0x83 ids (udev ID_SERIAL, multipathd's WWID, scsi_dh_alua's
+	# port group key)
+	read -r LIO_SERIAL </proc/sys/kernel/random/uuid
+	mkdir -p "$LIO_DEV" || fail "cannot create the rd_mcp backstore"
+	echo "rd_pages=$((LIO_MB * 256))" >"$LIO_DEV/control" &&
+		echo "$LIO_SERIAL" >"$LIO_DEV/wwn/vpd_unit_serial" &&
+		echo 1 >"$LIO_DEV/enable" || fail "cannot configure the rd_mcp backstore"
+	# the LUN is scanned while its port is still in default_tg_pt_gp, and
+	# a rescan re-reads the VPD pages but not the standard INQUIRY whose
+	# TPGS bits (the group's access type) scsi_dh_alua keeps: give the
+	# default group the access type too
+	echo "$type" >"$LIO_DEV/alua/default_tg_pt_gp/alua_access_type" ||
+		fail "cannot set the access type of default_tg_pt_gp"
+	# LIO delays every command on an active/non-optimized group by
+	# nonop_delay_msecs (100 by default); 0 keeps fio's pace on AN paths
+	for ((i = 1; i <= n; i++)); do
+		_lio_port "$i"
+		mkdir "$LIO_G" && echo "$i" >"$LIO_G/tg_pt_gp_id" && echo "$type" >"$LIO_G/alua_access_type" &&
+			echo 0 >"$LIO_G/nonop_delay_msecs" || fail "cannot create ALUA group $i"
+	done
+	LIO_PATHS=() LIO_MM=() LIO_HCTLS=()
+	for ((i = 1; i <= n; i++)); do
+		_lio_port "$i"
+		mkdir -p "$LIO_L" || fail "cannot create port $i"
+		# the nexus before the LUN: linking it scans the device at once
+		printf 'naa.50014051000%05d\n' "$i" >"$LIO_T/nexus" || fail "cannot create the nexus of port $i"
+		ln -s "$LIO_DEV" "$LIO_L/blkmpath" || fail "cannot export the LUN on port $i"
+		echo "port$i" >"$LIO_L/alua_tg_pt_gp" || fail "cannot put port $i in ALUA group $i"
+		read -r a <"$LIO_T/address" || fail "port $i has no SCSI address"
+		LIO_HCTLS+=("$a:0")
+	done
+	for ((i = 1; i <= n; i++)); do
+		h=${LIO_HCTLS[i - 1]}
+		d=
+		for ((t = 0; t < 100; t++)); do
+			for d in "/sys/class/scsi_device/$h/device/block/"*; do :; done
+			d=${d##*/}
+			[ "$d" != "*" ] && [ -b "/dev/$d" ] && break
+			sleep 0.1
+		done
+		[ "$d" != "*" ] && [ -b "/dev/$d" ] || fail "lio: port $i ($h) has no sd device"
+		read -r a <"/sys/class/scsi_device/$h/device/vendor"
+		[ "$a" = LIO-ORG ] || fail "lio: $h is not LIO-ORG ($a)"
+		read -r maj <"/sys/block/$d/dev"
+		LIO_PATHS+=("$d") LIO_MM+=("$maj")
+	done
+	# the devices were scanned in default_tg_pt_gp (id 0): re-read their
+	# VPD so that scsi_dh_alua attaches each to its own port group (the
+	# write returns once alua_rescan() has)
+	for h in "${LIO_HCTLS[@]}"; do
+		echo 1 >"/sys/class/scsi_device/$h/device/rescan" &
+		pids+=($!)
+	done
+	wait "${pids[@]}"
+	log=$(dmesg | tail -n 400)
+	for ((i = 1; i <= n; i++)); do
+		h=${LIO_HCTLS[i - 1]}
+		printf -v t %x "$i"
+		grep -q "$h: alua: .*port group $t rel port" <<<"$log" ||
+			fail "lio: scsi_dh_alua did not move $h to port group $i"
+		read -r a <"/sys/class/scsi_device/$h/device/dh_state"
+		[ "$a" = alua ] || fail "lio: $h has no alua device handler ($a)"
+	done
+	# no udevadm settle here (seconds under TCG): hand-built tables do not
+	# need udev; a scenario with multipathd settles before starting it
+	say "lio: ${n} ports, ALUA access type $type, serial $LIO_SERIAL: ${LIO_PATHS[*]} (${LIO_MM[*]}), $(((${EPOCHREALTIME/./} - t0) / 1000)) ms"
+}
+
+lio_state() { # PORT STATE
+	local v
+	case $2 in
+	offline) lio_port_offline "$1" 1; return ;;
+	ao) v=0 ;; an) v=1 ;; standby) v=2 ;; unavailable) v=3 ;; transitioning) v=15 ;;
+	*) fail "lio_state: unknown state $2" ;;
+	esac
+	_lio_port "$1"
+	say "lio: port $1 -> $2"
+	echo "$v" >"$LIO_G/alua_access_state" || fail "lio: port $1 refused state $2"
+}
+
+lio_trans_delay() { # PORT MS
+	_lio_port "$1"
+	echo "$2" >"$LIO_G/trans_delay_msecs" || fail "lio: trans_delay_msecs $2 on port $1"
+}
+
+lio_port_offline() { # PORT 0|1
+	_lio_port "$1"
+	say "lio: port $1 alua_tg_pt_offline=$2"
+	echo "$2" >"$LIO_L/alua_tg_pt_offline" || fail "lio: alua_tg_pt_offline $2 on port $1"
+}
+
+# what the target says: access state number and status text of PORT's group
+lio_state_of()  { _lio_port "$1"; local v; read -r v <"$LIO_G/alua_access_state"; echo "$v"; }
+lio_status_of() { _lio_port "$1"; local v; read -r v <"$LIO_G/alua_access_status"; echo "$v"; }
+# what scsi_dh_alua last learnt about port PORT (RTPG): access_state sysfs
+lio_dh_state_of() {
+	local v
+	read -r v <"/sys/class/scsi_device/${LIO_HCTLS[$1 - 1]}/device/access_state"
+	echo "$v"
+}
+
+# lio_quiesce: no group transitioning or delaying transitions, every LIO
+# device running; for an EXIT trap, so that test_cleanup's "running" loop
+# (a rescan: sd's revalidation spins 100 s on a transitioning port) and
+# lio_teardown find a quiet target
+lio_quiesce() {
+	local g h v
+	for g in "$LIO_DEV"/alua/*/; do
+		[ -e "$g/trans_delay_msecs" ] || continue
+		echo 0 >"$g/trans_delay_msecs" 2>/dev/null
+		read -r v <"$g/alua_access_state" 2>/dev/null
+		[ "$v" = 15 ] && echo 2 >"$g/alua_access_state" 2>/dev/null
+	done
+	for h in "${LIO_HCTLS[@]}"; do
+		read -r v <"/sys/class/scsi_device/$h/device/state" 2>/dev/null
+		[ "$v" = offline ] && echo running >"/sys/class/scsi_device/$h/device/state"
+	done
+	true
+}
+
+lio_teardown() {
+	local w t l f g d links=() dirs=() gdirs=() left=() t0=${EPOCHREALTIME/./}
+	for w in "$LIO_CFG"/loopback/naa.*/; do
+		[ -d "$w" ] || continue
+		for t in "$w"tpgt_*/; do
+			[ -d "$t" ] || continue
+			for l in "$t"lun/lun_*/; do
+				[ -d "$l" ] || continue
+				for f in "$l"*; do [ -L "$f" ] && links+=("$f"); done
+				dirs+=("$l")
+			done
+		done
+	done
+	# unlinking a LUN removes its SCSI device
+	[ ${#links[@]} -eq 0 ] || rm -f "${links[@]}"
+	for w in "$LIO_CFG"/loopback/naa.*/; do
+		[ -d "$w" ] || continue
+		for t in "$w"tpgt_*/; do
+			[ -d "$t" ] || continue
+			echo NULL >"${t}nexus" 2>/dev/null
+			dirs+=("$t")
+		done
+		dirs+=("$w")
+	done
+	[ -d "$LIO_CFG/loopback" ] && dirs+=("$LIO_CFG/loopback")
+	# backstores (any HBA but core/alua) and their ALUA groups
+	for d in "$LIO_CFG"/core/*/*/; do
+		[ -d "${d}alua" ] || continue
+		for g in "${d}"alua/*/; do
+			[ -d "$g" ] && [ "${g%/}" != "${d}alua/default_tg_pt_gp" ] && gdirs+=("$g")
+		done
+		gdirs+=("$d")
+	done
+	for d in "$LIO_CFG"/core/*/; do
+		[ -d "$d" ] && [ "$d" != "$LIO_CFG/core/alua/" ] && gdirs+=("$d")
+	done
+	[ ${#dirs[@]} -eq 0 ] || rmdir "${dirs[@]}"
+	[ ${#gdirs[@]} -eq 0 ] || rmdir "${gdirs[@]}"
+	[ -d /sys/module/tcm_loop ] && modprobe -r tcm_loop
+	for d in "$LIO_CFG/loopback" "$LIO_CFG"/core/*/; do
+		[ -d "$d" ] && [ "$d" != "$LIO_CFG/core/alua/" ] && left+=("$d")
+	done
+	[ ${#left[@]} -eq 0 ] || { echo "lio_teardown: left: ${left[*]}"; return 1; }
+	[ ! -d /sys/module/tcm_loop ] || { echo "lio_teardown: tcm_loop still loaded"; return 1; }
+	LIO_PATHS=() LIO_MM=() LIO_HCTLS=()
+	echo "lio_teardown: done in $(((${EPOCHREALTIME/./} - t0) / 1000)) ms"
+}
+
+# ---- helpers for the scenarios ---------------------------------------------------
+# fio_flowing MAP [SECS]: wait until fio's writes reach the map.  fio_start
+# returns once the map has an opener and a second has passed, but the
+# opener can be udev's blkid (a new map, a change event), and fio's first
+# start in a boot takes seconds under TCG: without this a fault can land
+# before any fio I/O.
+fio_flowing() {
+	local st w0 w i
+	st=/sys/dev/block/$(mm "$(readlink -f "/dev/mapper/$1")")/stat
+	read -r _ _ _ _ w0 _ <"$st" || fail "no stat file for $1"
+	for ((i = 0; i < ${2:-30} * 10; i++)); do
+		read -r _ _ _ _ w _ <"$st"
+		[ "$w" -ge $((w0 + 64)) ] && return 0
+		kill -0 "$FIO_PID" 2>/dev/null || fail "fio exited before its writes reached $1"
+		sleep 0.1
+	done
+	fail "fio's writes did not reach $1 in ${2:-30} s"
+}
+# mp_paths MAP: one line per path, from the status by position:
+# "<group> <group state A|E|D> <MAJ:MIN> <A|F> <fail count>"
+mp_paths() {
+	dm_status "$1" | awk '{
+		i = 1; i += $i + 1; i += $i + 1; npg = $i; i += 2
+		for (g = 1; g <= npg; g++) {
+			st = $i; i++; i += $i + 1; np = $i; ns = $(i + 1); i += 2
+			for (p = 0; p < np; p++) { print g, st, $i, $(i + 1), $(i + 2); i += 3 + ns }
+		}
+	}'
+}
+# mp_active_group MAP: the number of the group in state A (0: none)
+mp_active_group() { mp_paths "$1" | awk '$2 == "A" {print $1; f = 1; exit} END {if (!f) print 0}'; }
+# fio_alive: fio still runs (call right after injecting a fault: a fault
+# that lands after fio's runtime proves nothing)
+fio_alive() {
+	kill -0 "$FIO_PID" 2>/dev/null ||
+		fail "fio's runtime ended before the fault was injected (slow guest? raise the runtime)"
+}
+# pg_init_count and queue_io of a multipath map (status "2 <queue_io> <count>")
+mp_pg_init_count() { dm_status "$1" | awk '{print $3}'; }
+mp_queue_io()      { dm_status "$1" | awk '{print $2}'; }
+# dmesg_mark / dmesg_since: the kernel lines after the mark
+dmesg_mark()  { DMESG_MARK=$(dmesg | wc -l); }
+dmesg_since() { dmesg | tail -n +"$((DMESG_MARK + 1))"; }
+# wait_dmesg REGEX SECS: a kernel line matching REGEX after the mark
+wait_dmesg() {
+	local i
+	for i in $(seq $(($2 * 10))); do
+		dmesg_since | grep -qE "$1" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# dmesg_time REGEX [first|last]: the timestamp (s) of a line after the mark
+dmesg_time() {
+	dmesg_since | grep -E "$1" | { if [ "${2:-last}" = first ]; then head -1; else tail -1; fi; } |
+		sed -n 's/^\[ *\([0-9.]*\)\].*/\1/p'
+}
+# lio_evidence: the kernel lines about ALUA, pg_init and path changes since the mark
+lio_evidence() {
+	dmesg_since | grep -E 'alua|Failing path|Reinstating|failover|pg_init|rtpg|stpg|offline device' | tail -"${1:-30}" | sed 's/^/  | /'
+}
