@@ -28,6 +28,9 @@
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/uaccess.h>
+#include <scsi/scsi.h>
+#include <scsi/sg.h>
 
 #include "dm-rq.h"
 #include "dm-uevent.h"
@@ -1077,6 +1080,42 @@ static int multipath_prepare_ioctl(struct dm_target *ti,
 	return r;
 }
 
+/*
+ * SG_IO through the map (sg_persist, sg_inq, ...): dm sends it down the one
+ * path prepare_ioctl chose.  When that path refused it before it reached the
+ * LU - SCSI host byte DID_NO_CONNECT (device offline) or DID_TRANSPORT_FAILFAST
+ * (the transport failed it while blocked, before sending it), or -ENODEV /
+ * -ENXIO (the path is gone) - fail the path and have dm send it again on
+ * the next one.  Anything that may have executed (a timeout, an abort, a
+ * SCSI status) is returned as it is: a command is never sent twice.
+ */
+static bool multipath_ioctl_failed(struct dm_target *ti,
+				   struct block_device *bdev,
+				   unsigned int cmd, unsigned long arg, int r)
+{
+	struct bm_target *bt = ti->private;
+	struct sg_io_hdr hdr;
+	char why[40];
+
+	if (cmd != SG_IO || in_compat_syscall())
+		return false;
+	if (r == -ENODEV || r == -ENXIO) {
+		snprintf(why, sizeof(why), "SG_IO errno %d", r);
+	} else if (r == 0) {
+		if (copy_from_user(&hdr, (void __user *)arg, sizeof(hdr)) ||
+		    hdr.interface_id != 'S')
+			return false;
+		if (hdr.host_status != DID_NO_CONNECT &&
+		    hdr.host_status != DID_TRANSPORT_FAILFAST)
+			return false;
+		snprintf(why, sizeof(why), "SG_IO host byte 0x%02x",
+			 hdr.host_status);
+	} else {
+		return false;
+	}
+	return !blk_mpath_ioctl_failed(bt->m, bdev, why);
+}
+
 static int multipath_iterate_devices(struct dm_target *ti,
 				     iterate_devices_callout_fn fn, void *data)
 {
@@ -1142,6 +1181,7 @@ static struct target_type multipath_target = {
 	.status = multipath_status,
 	.message = multipath_message,
 	.prepare_ioctl = multipath_prepare_ioctl,
+	.ioctl_failed = multipath_ioctl_failed,
 	.iterate_devices = multipath_iterate_devices,
 	.busy = multipath_busy,
 };

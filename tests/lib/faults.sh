@@ -90,29 +90,9 @@ wait_path() {
 	done
 	return 1
 }
-# mp_status MAP: the status parsed by position (stock format), one line per
-# path: "<group> <group state A|E|D> <MAJ:MIN> <A|F> <fail count>"
-mp_status() {
-	dm_status "$1" | python3 -c '
-import sys
-t = sys.stdin.read().split()
-i = 0
-def take(n=1):
-    global i
-    v = t[i:i + n]; i += n
-    return v
-nf = int(take()[0]); take(nf)
-nh = int(take()[0]); take(nh)
-npg = int(take()[0]); take()
-for g in range(1, npg + 1):
-    st = take()[0]
-    nps = int(take()[0]); take(nps)
-    npath, nsel = map(int, take(2))
-    for p in range(npath):
-        dev, a, fc = take(3); take(nsel)
-        print(g, st, dev, a, fc)
-'
-}
+# mp_status MAP: alias of mp_paths (one line per path:
+# "<group> <group state A|E|D> <MAJ:MIN> <A|F> <fail count>")
+mp_status() { mp_paths "$@"; }
 # active_group MAP -> number of the group in state A (0 if none)
 active_group() { mp_status "$1" | awk '$2 == "A" {print $1; f = 1; exit} END {if (!f) print 0}'; }
 # the QEMU path number (0/1) of MAJ:MIN, empty if neither
@@ -123,6 +103,43 @@ qpath_of() {
 		[ "$(mm "$d")" = "$1" ] && { echo "$n"; return 0; }
 	done
 	return 1
+}
+
+# fio_flowing MAP [SECS]: wait until fio's writes reach the map.  fio_start
+# returns once the map has an opener and a second has passed, but the
+# opener can be udev's blkid (a new map, a change event), and fio's first
+# start in a boot takes seconds under TCG: without this a fault can land
+# before any fio I/O.
+fio_flowing() {
+	local st w0 w i
+	st=/sys/dev/block/$(mm "$(readlink -f "/dev/mapper/$1")")/stat
+	read -r _ _ _ _ w0 _ <"$st" || fail "no stat file for $1"
+	for ((i = 0; i < ${2:-30} * 10; i++)); do
+		read -r _ _ _ _ w _ <"$st"
+		[ "$w" -ge $((w0 + 64)) ] && return 0
+		kill -0 "$FIO_PID" 2>/dev/null || fail "fio exited before its writes reached $1"
+		sleep 0.1
+	done
+	fail "fio's writes did not reach $1 in ${2:-30} s"
+}
+# mp_paths MAP: one line per path, from the status by position:
+# "<group> <group state A|E|D> <MAJ:MIN> <A|F> <fail count>"
+mp_paths() {
+	dm_status "$1" | awk '{
+		i = 1; i += $i + 1; i += $i + 1; npg = $i; i += 2
+		for (g = 1; g <= npg; g++) {
+			st = $i; i++; i += $i + 1; np = $i; ns = $(i + 1); i += 2
+			for (p = 0; p < np; p++) { print g, st, $i, $(i + 1), $(i + 2); i += 3 + ns }
+		}
+	}'
+}
+# mp_active_group MAP: the number of the group in state A (0: none)
+mp_active_group() { mp_paths "$1" | awk '$2 == "A" {print $1; f = 1; exit} END {if (!f) print 0}'; }
+# fio_alive: fio still runs (call right after injecting a fault: a fault
+# that lands after fio's runtime proves nothing)
+fio_alive() {
+	kill -0 "$FIO_PID" 2>/dev/null ||
+		fail "fio's runtime ended before the fault was injected (slow guest? raise the runtime)"
 }
 
 # ---- fio under fault ---------------------------------------------------------------
@@ -144,13 +161,8 @@ fio_start() {
 	FIO_T0=$(date +%s%3N)
 	FIO_SECS=$secs
 	rm -f "$FAULT_RES/$FAULT_NAME-$ENGINE.mark"
-	# wait until fio has the map open and I/O is flowing
-	local i
-	for i in $(seq 100); do
-		[ "$(dmsetup info -c --noheadings -o open "$map" 2>/dev/null | tr -d ' ')" -gt 0 ] 2>/dev/null && break
-		sleep 0.1
-	done
-	sleep 1
+	# the fault must land on I/O: wait until fio's writes reach the map
+	fio_flowing "$map" 30
 }
 
 # fault_mark: the fault starts now (ms since fio started, for the plots of

@@ -56,6 +56,10 @@ lio_setup() {
 	case $type in 1|2|3) ;; *) fail "lio_setup: ALUA access type $type" ;; esac
 	mountpoint -q /sys/kernel/config || mount -t configfs configfs /sys/kernel/config
 	modprobe -a tcm_loop scsi_dh_alua || fail "modprobe tcm_loop scsi_dh_alua failed"
+	# LIO rewrites its APTPL file (db_root, /var/target/pr) on every PR
+	# change, APTPL or not, and fails the command (NOT READY, LU
+	# communication failure) when it cannot
+	mkdir -p /var/target/pr
 	# the fabric first: test_cleanup's teardown keys on target/loopback
 	mkdir -p "$LIO_CFG/loopback" || fail "no LIO loopback fabric in configfs"
 	# backstore: rd_mcp, 4 KiB pages; the serial gives the LUN its
@@ -228,42 +232,6 @@ lio_teardown() {
 }
 
 # ---- helpers for the scenarios ---------------------------------------------------
-# fio_flowing MAP [SECS]: wait until fio's writes reach the map.  fio_start
-# returns once the map has an opener and a second has passed, but the
-# opener can be udev's blkid (a new map, a change event), and fio's first
-# start in a boot takes seconds under TCG: without this a fault can land
-# before any fio I/O.
-fio_flowing() {
-	local st w0 w i
-	st=/sys/dev/block/$(mm "$(readlink -f "/dev/mapper/$1")")/stat
-	read -r _ _ _ _ w0 _ <"$st" || fail "no stat file for $1"
-	for ((i = 0; i < ${2:-30} * 10; i++)); do
-		read -r _ _ _ _ w _ <"$st"
-		[ "$w" -ge $((w0 + 64)) ] && return 0
-		kill -0 "$FIO_PID" 2>/dev/null || fail "fio exited before its writes reached $1"
-		sleep 0.1
-	done
-	fail "fio's writes did not reach $1 in ${2:-30} s"
-}
-# mp_paths MAP: one line per path, from the status by position:
-# "<group> <group state A|E|D> <MAJ:MIN> <A|F> <fail count>"
-mp_paths() {
-	dm_status "$1" | awk '{
-		i = 1; i += $i + 1; i += $i + 1; npg = $i; i += 2
-		for (g = 1; g <= npg; g++) {
-			st = $i; i++; i += $i + 1; np = $i; ns = $(i + 1); i += 2
-			for (p = 0; p < np; p++) { print g, st, $i, $(i + 1), $(i + 2); i += 3 + ns }
-		}
-	}'
-}
-# mp_active_group MAP: the number of the group in state A (0: none)
-mp_active_group() { mp_paths "$1" | awk '$2 == "A" {print $1; f = 1; exit} END {if (!f) print 0}'; }
-# fio_alive: fio still runs (call right after injecting a fault: a fault
-# that lands after fio's runtime proves nothing)
-fio_alive() {
-	kill -0 "$FIO_PID" 2>/dev/null ||
-		fail "fio's runtime ended before the fault was injected (slow guest? raise the runtime)"
-}
 # pg_init_count and queue_io of a multipath map (status "2 <queue_io> <count>")
 mp_pg_init_count() { dm_status "$1" | awk '{print $3}'; }
 mp_queue_io()      { dm_status "$1" | awk '{print $2}'; }

@@ -1745,6 +1745,37 @@ int blk_mpath_prepare_ioctl(struct blk_mpath *m, struct block_device **bdev)
 }
 EXPORT_SYMBOL_GPL(blk_mpath_prepare_ioctl);
 
+/**
+ * blk_mpath_ioctl_failed - an ioctl sent down a path never reached the LU
+ * @m: the multipath
+ * @bdev: the path's block device, as blk_mpath_prepare_ioctl() gave it
+ * @why: what the owner saw, for the log line
+ *
+ * Fails the path (its ioctl was refused before it reached the LU: the
+ * device is offline or gone), so that blk_mpath_prepare_ioctl() chooses
+ * another one.
+ */
+int blk_mpath_ioctl_failed(struct blk_mpath *m, struct block_device *bdev,
+			   const char *why)
+{
+	struct blk_mpath_path *p, *found = NULL;
+	struct blk_mpath_pg *pg;
+	unsigned long flags;
+
+	spin_lock_irqsave(&m->lock, flags);
+	list_for_each_entry(pg, &m->pgs, list)
+		list_for_each_entry(p, &pg->paths, list)
+			if (p->bdev == bdev && p->is_active)
+				found = p;
+	spin_unlock_irqrestore(&m->lock, flags);
+	if (!found)
+		return -ENODEV;
+	/* paths are freed only by blk_mpath_destroy() */
+	fail_path(found, "ioctl: %s, it never reached the LU", why);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(blk_mpath_ioctl_failed);
+
 static bool path_busy(struct blk_mpath_path *path)
 {
 	if (!path->bdev)

@@ -539,6 +539,15 @@ enum blk_mpath_bio_end_result blk_mpath_end_bio(struct blk_mpath *m,
  */
 int blk_mpath_prepare_ioctl(struct blk_mpath *m, struct block_device **bdev);
 /*
+ * An ioctl that blk_mpath_prepare_ioctl() sent down @bdev never reached the
+ * LU behind it (the owner knows, e.g. from the SCSI host byte): fail that
+ * path, so that the owner may send the ioctl again on the path chosen next.
+ * Never for a command that may have executed.  0, or -ENODEV if @bdev is
+ * not an active path of @m.
+ */
+int blk_mpath_ioctl_failed(struct blk_mpath *m, struct block_device *bdev,
+			   const char *why);
+/*
  * Chooses the path the next request would use (stock choose_pgpath(),
  * including group switching and pg_init bookkeeping), without accounting
  * any I/O.  NULL when no path is usable.  Requests must still be mapped
