@@ -1,11 +1,12 @@
 #!/bin/bash
-# DESCRIPTION: hot-unplug and re-plug (QMP device_del / device_add) of the path in the active group of a multipathd map under fio verify, 20 cycles: 0 I/O and verify errors, multipathd keeps managing the map, both paths back at the end; longest completion latency stock vs blk-mpath
+# DESCRIPTION: hot-unplug and re-plug (QMP device_del / device_add) of the path in the active group of a multipathd map under fio verify, 20 cycles (6 in make test): 0 I/O and verify errors, multipathd keeps managing the map, both paths back at the end; longest completion latency stock vs blk-mpath
 # REQUIRES: cmd:fio cmd:multipathd mod:dm-blk-mpath mod:dm-multipath
 # TIMEOUT: 900
 . /opt/blk-mpath/tests/lib/common.sh
 . /opt/blk-mpath/tests/lib/faults.sh
 need_hostctl
-CYCLES=${HOTPLUG_CYCLES:-20}
+# make test: 6 cycles per engine; make test-full: 20
+if [ "${TIER:-quick}" = quick ]; then CYCLES=${HOTPLUG_CYCLES:-6}; else CYCLES=${HOTPLUG_CYCLES:-20}; fi
 
 mp_paths() { # MAP -> number of paths multipathd shows as active/ready
 	multipathd show paths raw format "%m %t %T" 2>/dev/null | awk -v m="$1" '$1 == m && $2 == "active" && $3 == "ready"' | wc -l

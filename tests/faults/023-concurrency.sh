@@ -6,7 +6,7 @@
 . /opt/blk-mpath/tests/lib/faults.sh
 FAULT_COMPARE=none
 export DM_DISABLE_UDEV=1
-NMAPS=8 SECS=30
+NMAPS=8 SECS=20
 trap 'echo 1 > /sys/devices/system/cpu/cpu1/online 2>/dev/null; udevadm control --start-exec-queue' EXIT
 
 # the 4 paths (sdX) of LUN $1, in host order
