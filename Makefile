@@ -33,7 +33,8 @@ soak:
 	ENGINE=new T=$${T:-soak} TIER=full GUEST_APPEND="blkmpath.soak_cycles=$${SOAK_CYCLES:-1000}" scripts/test.sh
 
 test-debug:
-	KVARIANT=debug ENGINE=$${ENGINE:-new} T=$${T:-engine,target,faults} scripts/test.sh
+	KVARIANT=debug ENGINE=$${ENGINE:-new} T=$${T:-engine,target,faults} \
+		GUEST_APPEND="blkmpath.fault_engines=$${FAULT_ENGINES:-new}" scripts/test.sh
 
 demo:
 	scripts/demo.sh

@@ -5,6 +5,8 @@ need_pkgs qemu-system-x86 qemu-utils debootstrap rsync e2fsprogs gcc make libdev
 OUT=$("$TOP/kernel/build.sh" guest | tail -1) || die "kernel build failed"
 make -s -C "$TOP/userspace" >/dev/null || die "userspace tools failed to build"
 W=$CACHE/run-bench
-MODE=bench ENGINE=new TIMEOUT=1800 "$TOP/images/run-guest.sh" "$OUT" "$W" || exit 1
+# BENCH_ROUNDS, BENCH_RUNTIME (s per case), BENCH_SETS (null_blk,sdebug,lio)
+GUEST_APPEND="${BENCH_ROUNDS:+blkmpath.bench_rounds=$BENCH_ROUNDS} ${BENCH_RUNTIME:+blkmpath.bench_runtime=$BENCH_RUNTIME} ${BENCH_SETS:+blkmpath.bench_sets=$BENCH_SETS}" \
+	MODE=bench ENGINE=new TIMEOUT=${TIMEOUT:-5400} "$TOP/images/run-guest.sh" "$OUT" "$W" || exit 1
 mkdir -p "$TOP/results"; rm -rf "$TOP/results/bench"; cp -r "$W/results/bench" "$TOP/results/bench" 2>/dev/null
 echo; cat "$W/results/bench/table.txt"

@@ -1,91 +1,247 @@
 #!/bin/bash
-# Benchmark, run inside the guest (make bench): 4k random reads, io_uring,
-# iodepth 32 x 2 jobs on null_blk, in one boot: the raw path, stock
-# dm-multipath queue_mode mq and bio over two null_blk paths, and blk-mpath
-# over the same two paths.  Several rounds; medians and ratios; CPU time and
-# context switches per I/O.  Figures under TCG: compare ratios, not absolutes.
+# Benchmark, run inside the guest (make bench), all cases in one boot.
+#
+# Path sets, each a LUN with two paths:
+#   null_blk  two null_blk devices (completion inline in the submitter)
+#   sdebug    scsi_debug, one LUN behind 2 hosts, delay=0
+#   lio       LIO tcm_loop over a ramdisk, 2 ports
+# Cases: the raw path; stock dm-multipath queue_mode mq (the map's default
+# scheduler, mq-deadline) and bio; blk-mpath mq and bio; on null_blk also
+# both request-based engines with "none" on the map.  Workloads: 4k random
+# reads (io_uring, QD32 x 2 jobs) everywhere, 64k sequential reads (QD8) on
+# the SCSI paths; on the SCSI paths every case for each selector of the
+# bench (service-time, round-robin).
+#
+# Every round runs every case once, in a random order, and each case's IOPS
+# is divided by the raw IOPS of its own path set, workload and round; the
+# tables show min / median / max of that ratio over the rounds, the median
+# IOPS, CPU time per I/O (user + system + irq + softirq) and context
+# switches per I/O.  Each row checks that the module under test is the one
+# loaded.  A failed fio run stops the benchmark with an error.
+#
+# Then: merging (4k sequential direct writes, QD32, through the map on
+# scsi_debug: requests that reach the paths, from their stat files) and
+# memory per in-flight I/O (slab bytes while 128 I/Os are held in null_blk).
+# Figures under TCG: compare ratios, not absolutes.
 . /opt/blk-mpath/tests/lib/common.sh
-ROUNDS=${BENCH_ROUNDS:-5} RUNTIME=${BENCH_RUNTIME:-8}
-modprobe null_blk nr_devices=2 queue_mode=2 irqmode=0 gb=4 bs=4096 hw_queue_depth=128 submit_queues=2 ||
-	{ echo "BENCH: FAILED (null_blk)"; exit 1; }
-settle
-A=$(mm nullb0) B=$(mm nullb1) N=$(sectors /dev/nullb0)
-RES=/results/bench; mkdir -p "$RES"
+. /opt/blk-mpath/tests/lib/faults.sh
+. /opt/blk-mpath/tests/lib/lio.sh
+arg() { tr ' ' '\n' </proc/cmdline | sed -n "s/^blkmpath\.$1=//p" | tail -1; }
+ROUNDS=$(arg bench_rounds); ROUNDS=${ROUNDS:-${BENCH_ROUNDS:-7}}
+RUNTIME=$(arg bench_runtime); RUNTIME=${RUNTIME:-${BENCH_RUNTIME:-5}}
+SETS=$(arg bench_sets); SETS=${SETS:-null_blk,sdebug,lio}
+RES=/results/bench; rm -rf "$RES"; mkdir -p "$RES"
+export DM_DISABLE_UDEV=1
+die_bench() { echo "BENCH: FAILED: $*"; exit 1; }
 
-# measure NAME DEV -> prints "iops cpu_us_per_io ctxsw_per_io"
+# ---- engines ---------------------------------------------------------------
+use_stock() {
+	engine_select stock >/dev/null; ENGINE=stock
+	modprobe dm-multipath && modprobe dm-round-robin && modprobe dm-service-time ||
+		die_bench "cannot load stock dm-multipath"
+}
+use_new() {
+	engine_select new >/dev/null; ENGINE=new
+	modprobe dm-multipath || die_bench "cannot load blk-mpath"
+}
+# which implementation serves the map right now
+module_of_map() { if dm_multipath_is_ours; then echo blk-mpath; else echo stock; fi; }
+
+# ---- path sets -------------------------------------------------------------
+setup_set() { # set -> PA PB (sdX or nullbN), A B (MAJ:MIN), N
+	case $1 in
+	null_blk)
+		modprobe null_blk nr_devices=2 queue_mode=2 irqmode=0 gb=4 bs=4096 hw_queue_depth=128 \
+			submit_queues=2 || die_bench "null_blk"
+		PA=nullb0 PB=nullb1 ;;
+	sdebug)
+		sdebug_setup add_host=2 dev_size_mb=256 >/dev/null
+		PA=${SD_PATHS[0]} PB=${SD_PATHS[1]} ;;
+	lio)
+		lio_setup 2 >/dev/null
+		PA=${LIO_PATHS[0]} PB=${LIO_PATHS[1]} ;;
+	esac
+	settle
+	A=$(mm "$PA") B=$(mm "$PB") N=$(sectors "/dev/$PA")
+}
+teardown_set() {
+	dmsetup remove_all --force >/dev/null 2>&1
+	case $1 in
+	null_blk) modprobe -r null_blk ;;
+	sdebug) sdebug_teardown ;;
+	lio) lio_teardown ;;
+	esac
+}
+
+# ---- one measurement ---------------------------------------------------------
+cpu_now() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8}' /proc/stat; }	# user nice system irq softirq
+# measure DEV WORKLOAD -> "iops cpu_us_per_io ctxsw_per_io"; fails on a fio error
 measure() {
-	local name=$1 dev=$2 s0 s1 c0 c1 out iops ios
-	read -r _ u0 n0 s0 _ <<<"$(head -1 /proc/stat)"
-	c0=$(awk '/^ctxt/ {print $2}' /proc/stat)
-	out=$(fio --name="$name" --filename="$dev" --rw=randread --bs=4k --ioengine=io_uring --iodepth=32 \
-		--numjobs=2 --direct=1 --time_based --runtime="$RUNTIME" --group_reporting --output-format=terse \
-		--terse-version=3 2>/dev/null) || { echo "0 0 0"; return; }
-	read -r _ u1 n1 s1 _ <<<"$(head -1 /proc/stat)"
-	c1=$(awk '/^ctxt/ {print $2}' /proc/stat)
-	iops=$(echo "$out" | awk -F';' '{print $8}')
-	ios=$(echo "$out" | awk -F';' '{print $6}')   # read total KB... fall back to iops*runtime
-	ios=$((iops * RUNTIME))
-	[ "$ios" -gt 0 ] || ios=1
-	awk -v i="$iops" -v cpu=$(( (u1 + n1 + s1 - u0 - n0 - s0) )) -v cs=$((c1 - c0)) -v n="$ios" \
-		-v hz="$(getconf CLK_TCK)" 'BEGIN {printf "%d %.2f %.3f\n", i, cpu * 1e6 / hz / n, cs / n}'
+	local dev=$1 wl=$2 c0 c1 x0 x1 out args iops ios
+	case $wl in
+	rand4k) args=(--rw=randread --bs=4k --iodepth=32 --numjobs=2) ;;
+	seq64k) args=(--rw=read --bs=64k --iodepth=8 --numjobs=1) ;;
+	esac
+	c0=$(cpu_now); x0=$(awk '/^ctxt/ {print $2}' /proc/stat)
+	out=$(fio --name=b --filename="$dev" "${args[@]}" --ioengine=io_uring --direct=1 \
+		--time_based --runtime="$RUNTIME" --group_reporting --output-format=json 2>&1) ||
+		{ echo "$out" | tail -5 >&2; return 1; }
+	c1=$(cpu_now); x1=$(awk '/^ctxt/ {print $2}' /proc/stat)
+	read -r iops ios err < <(python3 -c '
+import json, sys
+t = sys.stdin.read(); j = json.loads(t[t.index("{"):])["jobs"][0]
+print(int(j["read"]["iops"]), j["read"]["total_ios"], j["error"])' <<<"$out") || return 1
+	[ "$err" = 0 ] && [ "${ios:-0}" -gt 0 ] || { echo "fio: error $err, $ios I/Os" >&2; return 1; }
+	awk -v i="$iops" -v cpu=$((c1 - c0)) -v cs=$((x1 - x0)) -v n="$ios" -v hz="$(getconf CLK_TCK)" \
+		'BEGIN {printf "%d %.2f %.3f\n", i, cpu * 1e6 / hz / n, cs / n}'
 }
-median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR + 1) / 2] : int((a[NR / 2] + a[NR / 2 + 1]) / 2)}'; }
 
-stock_load() {
-	engine_select stock; ENGINE=stock
-	modprobe dm-multipath && modprobe dm-round-robin && modprobe dm-service-time
+# table features for each case; selector tables for two paths
+sel_table() { # selector -> groups part of the table
+	case $1 in
+	service-time) echo "0 1 1 service-time 0 2 2 $A 1 1 $B 1 1" ;;
+	round-robin) echo "0 1 1 round-robin 0 2 1 $A 1 $B 1" ;;
+	esac
 }
-# one_case NAME TABLE [SCHED]: create the map (with I/O scheduler SCHED on
-# the map instead of the default), measure one round, remove it
-one_case() {
-	local m sched
-	dmsetup create bcase --table "0 $N multipath $2" || { echo "BENCH: cannot create $1" >&2; return 1; }
-	sched=/sys/block/$(basename "$(readlink -f /dev/mapper/bcase)")/queue/scheduler
-	[ -z "${3:-}" ] || echo "$3" >"$sched"
-	echo "  $1: scheduler $(cat "$sched")" >&2
-	m=$(measure "${1//\//_}" /dev/mapper/bcase); echo "  $1 round $i: $m" >&2
-	echo "$m" >>"$RES/${1//\//_}.txt"
-	dmsetup remove bcase
-}
-TBL="1 1 service-time 0 2 2 $A 1 1 $B 1 1"
-have_new=0; modinfo dm-blk-mpath >/dev/null 2>&1 && have_new=1
-echo "BENCH: 4k randread io_uring QD32 x2 jobs, ${RUNTIME}s per case, $ROUNDS rounds; every round runs"
-echo "BENCH: all cases back to back, so host noise hits them alike; ratios are per round."
-echo "BENCH: the request-based maps get the kernel's default scheduler (mq-deadline, one hw"
-echo "BENCH: queue); the /none rows set none on the map, as an admin's udev rule could"
-for i in $(seq "$ROUNDS"); do
-	m=$(measure raw /dev/nullb0); echo "  raw round $i: $m" >&2; echo "$m" >>"$RES/raw.txt"
-	stock_load
-	one_case stock-mq "0 0 $TBL"
-	one_case stock-bio "2 queue_mode bio 0 $TBL"
-	one_case stock-mq/none "0 0 $TBL" none
-	stock_unload
-	if [ $have_new = 1 ]; then
-		engine_select new; ENGINE=new
-		modprobe dm-multipath && one_case blk-mpath "0 0 $TBL"
-		one_case blk-mpath/none "0 0 $TBL" none
-		modprobe -r dm-multipath
+# run_case SET WL CASE ROUND: one measurement, appended to $RES/<set>.<wl>.<case>
+run_case() {
+	local set=$1 wl=$2 c=$3 r=$4 eng mode sched= sel feat m dev
+	IFS=: read -r eng mode sched sel <<<"$c"
+	if [ "$eng" = raw ]; then
+		dev=/dev/$PA
+	else
+		[ "$eng" = stock ] && use_stock || use_new
+		feat=0
+		[ "$mode" = bio ] && feat="2 queue_mode bio"
+		dmsetup create bcase --table "0 $N multipath $feat 0 $(sel_table "$sel")" ||
+			die_bench "cannot create $c on $set"
+		if [ -n "$sched" ] && [ "$mode" != bio ]; then
+			echo "$sched" >"/sys/block/$(dmsetup info -c --noheadings -o blkdevname bcase | tr -d ' ')/queue/scheduler"
+		fi
+		[ "$(module_of_map)" = "$([ "$eng" = stock ] && echo stock || echo blk-mpath)" ] ||
+			die_bench "$c: the loaded dm_multipath is not $eng's"
+		dev=/dev/mapper/bcase
 	fi
+	m=$(measure "$dev" "$wl") || die_bench "fio failed: $set $wl $c round $r"
+	echo "$m $r" >>"$RES/$set.$wl.${c//:/_}"
+	echo "  $set $wl $c round $r: $m" >&2
+	[ "$eng" = raw ] || dmsetup remove bcase
+}
+
+# cases: engine:queue_mode:scheduler:selector (empty scheduler: the default)
+cases_for() { # set wl
+	if [ "$1" = null_blk ]; then
+		echo raw::: stock:mq::service-time stock:bio::service-time new:mq::service-time \
+			new:bio::service-time stock:mq:none:service-time new:mq:none:service-time
+	else
+		local s
+		echo raw:::
+		for s in service-time round-robin; do
+			echo stock:mq::$s stock:bio::$s new:mq::$s
+		done
+	fi
+}
+label() { # case -> row label
+	local eng mode sched sel l
+	IFS=: read -r eng mode sched sel <<<"$1"
+	[ "$eng" = raw ] && { echo raw; return; }
+	l=$([ "$eng" = stock ] && echo "stock-$mode" || echo "blk-mpath-$mode")
+	[ -n "$sched" ] && l="$l/$sched"
+	echo "$l ${sel:0:2}"
+}
+
+stats() { # file with "iops cpu cs round" lines, raw file -> row figures
+	python3 - "$1" "$2" <<'EOF'
+import sys, statistics as st
+rows = [l.split() for l in open(sys.argv[1])]
+raw = {l.split()[3]: float(l.split()[0]) for l in open(sys.argv[2])}
+ratios = sorted(float(r[0]) / raw[r[3]] for r in rows if raw.get(r[3]))
+med = lambda v: st.median(v) if v else 0
+print("%8d %6.2f %6.2f %6.2f %8.1f %7.3f %d" % (int(med([float(r[0]) for r in rows])),
+      ratios[0], med(ratios), ratios[-1], med([float(r[1]) for r in rows]),
+      med([float(r[2]) for r in rows]), len(rows)))
+EOF
+}
+
+echo "BENCH: $ROUNDS rounds, ${RUNTIME}s per case, path sets: $SETS; every round runs each set's cases in a random order"
+IFS=, read -ra sets <<<"$SETS"
+for set in "${sets[@]}"; do
+	setup_set "$set"
+	wls="rand4k"; [ "$set" = null_blk ] || wls="rand4k seq64k"
+	for r in $(seq "$ROUNDS"); do
+		for wl in $wls; do
+			for c in $(cases_for "$set" "$wl" | tr ' ' '\n' | shuf); do
+				run_case "$set" "$wl" "$c" "$r"
+			done
+		done
+	done
+	teardown_set "$set"
+	for wl in $wls; do
+		echo
+		echo "== $set, $wl: x raw = IOPS / raw IOPS of the same round (min med max over $ROUNDS rounds)"
+		printf '%-22s %8s %6s %6s %6s %8s %7s %s\n' case "IOPS" min "x raw" max "CPUus/IO" "cs/IO" rounds
+		for c in $(cases_for "$set" "$wl"); do
+			f=$RES/$set.$wl.${c//:/_}
+			printf '%-22s %s\n' "$(label "$c")" "$(stats "$f" "$RES/$set.$wl.raw___")"
+		done
+	done | tee -a "$RES/table.txt"
 done
-echo
-# per round: IOPS / raw IOPS of the same round; the table shows medians
-printf '%-15s %10s %8s %14s %14s\n' case "IOPS(med)" "x raw" "CPU us/IO" "ctxsw/IO"
-for c in raw stock-mq stock-bio blk-mpath stock-mq/none blk-mpath/none; do
-	f=$RES/${c//\//_}.txt
-	[ -s "$f" ] || { printf '%-15s %10s\n' "$c" "n/a"; continue; }
-	i=$(awk '{print $1}' "$f" | median)
-	ratio=$(paste "$f" "$RES/raw.txt" | awk '{printf "%.4f\n", $4 ? $1 / $4 : 0}' | sort -n |
-		awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}')
-	cpu=$(awk '{print $2}' "$f" | sort -n | awk '{a[NR]=$1} END {print a[int((NR + 1) / 2)]}')
-	cs=$(awk '{print $3}' "$f" | sort -n | awk '{a[NR]=$1} END {print a[int((NR + 1) / 2)]}')
-	printf '%-15s %10d %8.2f %14s %14s\n' "$c" "$i" "$ratio" "$cpu" "$cs"
-done | tee "$RES/table.txt"
-# for plots (make compare): case, min, median, max of the per-round ratio
-for c in stock-mq stock-bio blk-mpath stock-mq/none blk-mpath/none; do
-	f=$RES/${c//\//_}.txt
-	[ -s "$f" ] || continue
-	paste "$f" "$RES/raw.txt" | awk '{printf "%.4f\n", $4 ? $1 / $4 : 0}' | sort -n |
-		awk -v c="$c" '{a[NR]=$1} END {m = (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2;
-			printf "%s %.4f %.4f %.4f\n", c, a[1], m, a[NR]}'
+
+# ---- merging: sequential 4k direct writes through the map ----------------------
+echo | tee -a "$RES/table.txt"
+echo "== merging: 4k sequential direct writes, QD32, ${RUNTIME}s, scsi_debug paths: I/Os written by fio," \
+	"requests that reached the paths (their stat files), I/Os per path request" | tee -a "$RES/table.txt"
+setup_set sdebug
+pw() { awk '{print $5}' "/sys/block/$1/stat"; }	# writes completed
+for eng in stock new; do
+	[ "$eng" = stock ] && use_stock || use_new
+	dmsetup create bcase --table "0 $N multipath 0 0 $(sel_table service-time)" || die_bench "merge map"
+	a0=$(pw "$PA") b0=$(pw "$PB")
+	out=$(fio --name=m --filename=/dev/mapper/bcase --rw=write --bs=4k --iodepth=32 --ioengine=libaio \
+		--direct=1 --time_based --runtime="$RUNTIME" --output-format=json) || die_bench "merge fio"
+	ios=$(python3 -c 'import json,sys; t=sys.stdin.read(); print(json.loads(t[t.index("{"):])["jobs"][0]["write"]["total_ios"])' <<<"$out")
+	preq=$(($(pw "$PA") - a0 + $(pw "$PB") - b0))
+	printf '%-12s fio I/Os %8d  path requests %8d  I/Os per request %.2f\n' "$([ $eng = stock ] && echo stock-mq || echo blk-mpath)" \
+		"$ios" "$preq" "$(awk -v a="$ios" -v b="$preq" 'BEGIN {print b ? a / b : 0}')" | tee -a "$RES/table.txt"
+	echo "$eng $ios $preq" >>"$RES/merge.txt"
+	dmsetup remove bcase
+done
+teardown_set sdebug
+
+# ---- memory per in-flight I/O --------------------------------------------------
+# 128 4k reads held for 2 s each in null_blk (timer completion): the slab
+# memory in use with them in flight, minus the same without I/O
+echo | tee -a "$RES/table.txt"
+echo "== memory: slab bytes per in-flight I/O (128 4k reads held 2 s in null_blk, map path)" | tee -a "$RES/table.txt"
+modprobe null_blk nr_devices=2 queue_mode=2 irqmode=2 completion_nsec=2000000000 gb=1 bs=4096 \
+	hw_queue_depth=256 submit_queues=1 || die_bench "null_blk (timer)"
+PA=nullb0 PB=nullb1; A=$(mm "$PA") B=$(mm "$PB") N=$(sectors /dev/nullb0)
+slab() { awk '/^Slab:/ {print $2 * 1024}' /proc/meminfo; }
+for eng in stock new; do
+	[ "$eng" = stock ] && use_stock || use_new
+	dmsetup create bcase --table "0 $N multipath 0 0 $(sel_table round-robin)" || die_bench "mem map"
+	echo none >"/sys/block/$(dmsetup info -c --noheadings -o blkdevname bcase | tr -d ' ')/queue/scheduler"
+	sync; echo 3 >/proc/sys/vm/drop_caches; sleep 1
+	s0=$(slab)
+	fio --name=mem --filename=/dev/mapper/bcase --rw=randread --bs=4k --iodepth=128 --ioengine=libaio \
+		--direct=1 --time_based --runtime=6 >/dev/null 2>&1 &
+	pid=$!
+	sleep 3
+	s1=$(slab)
+	inflight=$(cat "/sys/block/$(dmsetup info -c --noheadings -o blkdevname bcase | tr -d ' ')/inflight" | awk '{print $1 + $2}')
+	wait $pid
+	printf '%-12s in flight %4d  slab +%8d bytes  per I/O %6d bytes\n' "$([ $eng = stock ] && echo stock-mq || echo blk-mpath)" \
+		"$inflight" $((s1 - s0)) $(((s1 - s0) / (inflight > 0 ? inflight : 1))) | tee -a "$RES/table.txt"
+	dmsetup remove bcase
+done
+modprobe -r null_blk
+
+# ratios for plots (make compare): "case min median max", rand4k
+for set in "${sets[@]}"; do
+	for c in $(cases_for "$set" rand4k); do
+		[ "$c" = raw::: ] && continue
+		read -r _ mn md mx _ <<<"$(stats "$RES/$set.rand4k.${c//:/_}" "$RES/$set.rand4k.raw___")"
+		echo "$set:$(label "$c" | tr ' ' '_') $mn $md $mx"
+	done
 done >"$RES/ratios.txt"
 echo "BENCH: DONE"

@@ -17,6 +17,8 @@ TEST_TIMEOUT=$(arg timeout); TEST_TIMEOUT=${TEST_TIMEOUT:-600}
 # full-tier counterpart replaces them)
 TIER=$(arg tier); export TIER=${TIER:-quick}
 TSCALE=$(arg tscale); TSCALE=${TSCALE:-1}
+# the engines a fault scenario runs on (default: stock and blk-mpath)
+FE=$(arg fault_engines); [ -n "$FE" ] && export FAULT_ENGINES=${FE//,/ }
 
 finish() {
 	sync

@@ -88,16 +88,21 @@ static bool mpath_double_check_test_bit(int bit, struct blk_mpath *m)
 	return r;
 }
 
+/*
+ * Lifetime: groups and paths are created before blk_mpath_start() and freed
+ * only by blk_mpath_destroy(), after an RCU grace period.  m->current_path
+ * is published with rcu_assign_pointer() under m->lock and read under
+ * rcu_read_lock(): what a reader finds stays valid to the end of its
+ * read-side section (the map path holds one from the choice of the path
+ * to its last use).  Past that, a path is held by the owner's promise that
+ * no request is mapped or completed, and no ioctl prepared, once it called
+ * blk_mpath_destroy() (dm: the table is unbound first and dm_sync_table()
+ * waits for its users).
+ */
 static struct blk_mpath_path *mpath_current_path(struct blk_mpath *m)
 {
-	struct blk_mpath_path *path;
-
-	/* Paths live as long as m: RCU only orders the publication. */
-	rcu_read_lock();
-	path = rcu_dereference(m->current_path);
-	rcu_read_unlock();
-
-	return path;
+	return rcu_dereference_check(m->current_path,
+				     lockdep_is_held(&m->lock));
 }
 
 static void mpath_kick(struct blk_mpath *m)
@@ -308,10 +313,13 @@ failed:
 struct blk_mpath_path *blk_mpath_choose_path(struct blk_mpath *m,
 					     size_t nr_bytes)
 {
-	struct blk_mpath_path *path = mpath_current_path(m);
+	struct blk_mpath_path *path;
 
+	rcu_read_lock();
+	path = mpath_current_path(m);
 	if (!path || !mpath_double_check_test_bit(BLK_MPATHF_QUEUE_IO, m))
 		path = choose_pgpath(m, nr_bytes);
+	rcu_read_unlock();
 	return path;
 }
 EXPORT_SYMBOL_GPL(blk_mpath_choose_path);
@@ -1286,6 +1294,8 @@ void blk_mpath_destroy(struct blk_mpath *m)
 	disable_nopath_timeout(m);
 	blk_mpath_flush(m);
 	blk_mpath_bio_drain(m);
+	/* no reader of m->current_path may still be in its section */
+	synchronize_rcu();
 
 	list_for_each_entry_safe(pg, tmp, &m->pgs, list) {
 		list_del(&pg->list);
@@ -1386,6 +1396,8 @@ enum blk_mpath_map_result blk_mpath_map_rq(struct blk_mpath *m,
 	ctx->path = NULL;
 	ctx->nr_bytes = nr_bytes;
 
+	/* the chosen path is used up to the clone's start_io accounting */
+	rcu_read_lock();
 	path = blk_mpath_choose_path(m, nr_bytes);
 	if (!path) {
 		if (must_push_back_rq(m)) {
@@ -1444,6 +1456,7 @@ enum blk_mpath_map_result blk_mpath_map_rq(struct blk_mpath *m,
 	ret = BLK_MPATH_MAP_REMAPPED;
 out:
 	trace_blk_mpath_map(m, rq, path, ret);
+	rcu_read_unlock();
 	return ret;
 }
 EXPORT_SYMBOL_GPL(blk_mpath_map_rq);
@@ -1809,7 +1822,7 @@ bool blk_mpath_busy(struct blk_mpath *m)
 	/* Guess which priority_group will be used at next mapping time */
 	pg = READ_ONCE(m->current_pg);
 	next_pg = READ_ONCE(m->next_pg);
-	if (unlikely(!mpath_current_path(m) && next_pg))
+	if (unlikely(!rcu_access_pointer(m->current_path) && next_pg))
 		pg = next_pg;
 
 	if (!pg)
