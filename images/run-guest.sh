@@ -25,7 +25,7 @@ rm -f "$W/qmp.sock" "$W/ctl.sock" "$W/hostctl.log"
 /usr/bin/python3 "$TOP/scripts/hostctl.py" --qmp "$W/qmp.sock" --ctl "$W/ctl.sock" --wait 120 \
 	--console "$W/console.log" </dev/null >"$W/hostctl.log" 2>&1 &
 hpid=$!
-APPEND="root=/dev/vda rw console=ttyS0,115200 printk.time=1 loglevel=5 panic=-1 oops=panic systemd.show_status=false"
+APPEND="root=/dev/vda rw console=ttyS0,115200 printk.time=1 log_buf_len=8M printk.devkmsg=on loglevel=5 panic=-1 oops=panic systemd.show_status=false"
 APPEND="$APPEND blkmpath.mode=$MODE blkmpath.engine=$ENGINE blkmpath.tests=$T ${GUEST_APPEND:-}"
 log "booting guest (TCG, 2 vCPU): mode=$MODE engine=$ENGINE tests=$T, limit ${TIMEOUT}s; console: $W/console.log"
 start=$(date +%s)

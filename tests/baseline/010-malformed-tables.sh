@@ -48,13 +48,13 @@ tables=(
 n=0 accepted=0
 for t in "${tables[@]}"; do
 	n=$((n + 1))
-	mark=$(dmesg | wc -l)
+	dmesg_mark
 	if dmsetup create bad$n --table "0 $N multipath $t" 2>/tmp/err; then
 		dmsetup remove bad$n
 		echo "ACCEPTED $n: '$t'"; accepted=$((accepted + 1))
 		continue
 	fi
-	why=$(dmesg | tail -n +"$((mark + 1))" | grep -E 'device-mapper: table: .*multipath' | tail -1 | sed 's/^\[[^]]*\] //')
+	why=$(dmesg_since | grep -E 'device-mapper: table: .*multipath' | tail -1 | sed 's/^\[[^]]*\] //')
 	[ -n "$why" ] || { echo "no kernel error message for table $n: '$t'"; accepted=$((accepted + 1)); }
 	say "rejected $n: '$t' -> $why"
 	dmsetup info bad$n >/dev/null 2>&1 && dmsetup remove bad$n

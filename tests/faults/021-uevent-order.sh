@@ -30,7 +30,19 @@ run_engine() {
 	wait "$fio_pid" || { cat /tmp/fio-u.txt; fail "fio failed: path B never failed, no I/O may fail"; }
 	# the final state change: path A back for good
 	path_state "${SD_PATHS[0]}" running
-	run dmsetup message mpu 0 reinstate_path "$A" || fail "reinstate"
+	# a request udev (blkid on the change events) sent through A while
+	# it was offline may still fail it after the reinstate below: wait
+	# for those, then reinstate until it holds (each try is one more
+	# FAILED/REINSTATED pair, so the order checks below still apply)
+	udevadm settle -t 20
+	local try
+	for try in 1 2 3 4 5; do
+		run dmsetup message mpu 0 reinstate_path "$A" || fail "reinstate"
+		sleep 1
+		[ "$(dm_path_states mpu)" = AA ] && break
+		say "path A failed again after reinstate $try"
+		udevadm settle -t 20
+	done
 	expect_eq "$(dm_path_states mpu)" AA "both paths active at the end"
 	sleep 3
 	kill "$mon_pid"; wait "$mon_pid" 2>/dev/null

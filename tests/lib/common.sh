@@ -130,6 +130,16 @@ sdebug_setup() {
 	local hosts=2
 	[ $# -gt 0 ] && case $1 in add_host=*) hosts=${1#add_host=}; shift ;; esac
 	lsmod | grep -q '^scsi_debug ' && modprobe -r scsi_debug
+	# vpd_use_hostno=0 (one LU seen through every host) also makes
+	# scsi_debug claim implicit TPGS and report the ALUA state
+	# host_no % 3 (2 = standby): with scsi_dh_alua loaded (multipathd,
+	# LIO, a "1 alua" table earlier in the boot) it attaches at scan and
+	# refuses I/O to such a path, which then depends on the host numbers
+	# the boot handed out.  Only a caller that sets SDEBUG_ALUA=1 wants it.
+	if [ "${SDEBUG_ALUA:-0}" = 0 ] && [ -d /sys/module/scsi_dh_alua ]; then
+		modprobe -r scsi_dh_alua ||
+			fail "scsi_dh_alua is in use: scsi_debug paths would get ALUA states from their host numbers"
+	fi
 	modprobe scsi_debug add_host="$hosts" vpd_use_hostno=0 dev_size_mb=64 num_tgts=1 max_luns=1 \
 		delay=0 "$@" || fail "modprobe scsi_debug failed"
 	settle
@@ -141,12 +151,31 @@ sdebug_setup() {
 		sleep 0.2
 	done
 	[ ${#SD_PATHS[@]} -ge "$hosts" ] || fail "scsi_debug: expected $hosts paths, got ${#SD_PATHS[@]}"
+	if [ "${SDEBUG_ALUA:-0}" = 0 ]; then
+		for i in "${SD_PATHS[@]}"; do
+			[ "$(cat /sys/block/$i/device/dh_state 2>/dev/null)" = alua ] &&
+				fail "scsi_dh_alua attached to $i (ALUA state $(cat /sys/block/$i/device/access_state 2>/dev/null))"
+		done
+	fi
 	say "scsi_debug paths: ${SD_PATHS[*]}"
 }
 sdebug_teardown() { lsmod | grep -q '^scsi_debug ' && modprobe -r scsi_debug; true; }
 
 # path_state sdX offline|running
 path_state() { echo "$2" >"/sys/block/$1/device/state"; }
+
+# dmesg_mark / dmesg_since: the kernel lines logged after the mark.  The
+# mark is a line written to the log itself: a line count is wrong once the
+# ring buffer wraps, which a whole suite in one boot does.  A mark that
+# has wrapped away fails the caller rather than show stale lines.
+dmesg_mark() {
+	DMESG_MARK="blk-mpath-test-mark $$.$RANDOM.$SECONDS"
+	echo "$DMESG_MARK" >/dev/kmsg
+}
+dmesg_since() {
+	dmesg | awk -v m="$DMESG_MARK" 'f {print; next} index($0, m) {f = 1} END {if (!f) exit 1}' ||
+		{ echo "dmesg_since: the mark '$DMESG_MARK' is no longer in the kernel log" >&2; return 1; }
+}
 
 # ---- device-mapper ------------------------------------------------------------------
 dm_table()  { dmsetup table "$1" | sed "s/^[0-9]* [0-9]* multipath //"; }
@@ -314,6 +343,10 @@ test_cleanup() {
 	local d
 	hostctl_reset
 	multipathd_stop
+	udevadm control --start-exec-queue 2>/dev/null
+	for d in /sys/devices/system/cpu/cpu*/online; do
+		[ "$(cat "$d")" = 1 ] || echo 1 >"$d"
+	done
 	for d in /sys/block/sd*/device/state; do
 		[ -e "$d" ] && [ "$(cat "$d")" != running ] && echo running >"$d"
 	done

@@ -236,8 +236,6 @@ lio_teardown() {
 mp_pg_init_count() { dm_status "$1" | awk '{print $3}'; }
 mp_queue_io()      { dm_status "$1" | awk '{print $2}'; }
 # dmesg_mark / dmesg_since: the kernel lines after the mark
-dmesg_mark()  { DMESG_MARK=$(dmesg | wc -l); }
-dmesg_since() { dmesg | tail -n +"$((DMESG_MARK + 1))"; }
 # wait_dmesg REGEX SECS: a kernel line matching REGEX after the mark
 wait_dmesg() {
 	local i

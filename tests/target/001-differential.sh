@@ -7,7 +7,7 @@
 # load it first so that both engines see the paths in the same state
 # (scsi_debug reports a standby port for host_no % 3 == 2).
 modprobe scsi_dh_alua || fail "modprobe scsi_dh_alua"
-sdebug_setup add_host=4
+SDEBUG_ALUA=1 sdebug_setup add_host=4
 P=("${SD_PATHS[@]}")
 A=$(mm "${P[0]}") B=$(mm "${P[1]}") C=$(mm "${P[2]}") D=$(mm "${P[3]}") N=$(sectors "/dev/${P[0]}")
 
