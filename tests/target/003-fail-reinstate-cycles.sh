@@ -1,6 +1,7 @@
 #!/bin/bash
 # DESCRIPTION: fio randwrite verify=crc32c through 120 fail/reinstate cycles of one path (messages and sysfs offline/running): 0 errors
 # REQUIRES: cmd:fio
+# TIER: full
 . /opt/blk-mpath/tests/lib/common.sh
 engine_load
 mapfile -t P < <(lun_paths)

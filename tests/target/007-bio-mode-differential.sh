@@ -1,5 +1,5 @@
 #!/bin/bash
-# DESCRIPTION: queue_mode bio: 32 bio-mode tables (12 in make test, all in make test-full) and message sequences (fail/reinstate_path, switch/disable/enable_group, queue_if/fail_if_no_path, flush and noflush suspend) on stock and on blk-mpath: dmsetup table/status, message results and the map's type (bio-based) byte-identical
+# DESCRIPTION: queue_mode bio: 32 bio-mode tables (10 in make test, all in make test-full) and message sequences (fail/reinstate_path, switch/disable/enable_group, queue_if/fail_if_no_path, flush and noflush suspend) on stock and on blk-mpath: dmsetup table/status, message results and the map's type (bio-based) byte-identical
 # REQUIRES: mod:scsi_debug mod:dm-blk-mpath mod:dm-multipath
 # TIMEOUT: 1500
 . /opt/blk-mpath/tests/lib/common.sh
@@ -40,12 +40,12 @@ cases+=("2 queue_mode bio 0 1 1 round-robin 0 1 1 $A 1|fail_path $B;switch_group
 cases+=("4 queue_mode bio queue_mode rq 0 1 1 round-robin 0 2 1 $A 1 $B 1|")
 cases+=("2 queue_mode bi0 0 1 1 round-robin 0 2 1 $A 1 $B 1|")
 say "${#cases[@]} cases"
-# make test (quick tier) records every fifth case and the last seven
+# make test (quick tier) records every tenth case and the last seven
 # (suspends, no groups, bad messages, the parser); make test-full all
 if [ "${TIER:-quick}" = quick ]; then
 	sel=()
 	for i in "${!cases[@]}"; do
-		{ [ $((i % 5)) = 0 ] || [ "$i" -ge $((${#cases[@]} - 7)) ]; } && sel+=("${cases[$i]}")
+		{ [ $((i % 10)) = 0 ] || [ "$i" -ge $((${#cases[@]} - 7)) ]; } && sel+=("${cases[$i]}")
 	done
 	cases=("${sel[@]}")
 	say "quick tier: ${#cases[@]} of them (make test-full records all)"
