@@ -93,9 +93,12 @@ static bool mpath_double_check_test_bit(int bit, struct blk_mpath *m)
  * only by blk_mpath_destroy(), after an RCU grace period.  m->current_path
  * is published with rcu_assign_pointer() under m->lock and read under
  * rcu_read_lock(): what a reader finds stays valid to the end of its
- * read-side section (the map path holds one from the choice of the path
- * to its last use).  Past that, a path is held by the owner's promise that
- * no request is mapped or completed, and no ioctl prepared, once it called
+ * read-side section (blk_mpath_map_rq() holds one from the choice of the
+ * path to the clone's accounting), and blk_mpath_destroy() waits for a
+ * grace period before it frees anything.  Past its section a path
+ * (ctx->path of a request in flight, the path of a mapped bio or of a
+ * prepared ioctl) is held by the owner's promise that no request is
+ * mapped or completed, and no ioctl prepared, once it called
  * blk_mpath_destroy() (dm: the table is unbound first and dm_sync_table()
  * waits for its users).
  */
@@ -880,7 +883,6 @@ struct blk_mpath *blk_mpath_create(const char *name,
 		return ERR_PTR(-ENOMEM);
 	}
 	m = &priv->m;
-	m->engine_private = priv;
 	INIT_LIST_HEAD(&priv->node);
 
 	spin_lock_init(&m->lock);
@@ -890,7 +892,6 @@ struct blk_mpath *blk_mpath_create(const char *name,
 	atomic_set(&m->pg_init_count, 0);
 	init_waitqueue_head(&m->pg_init_wait);
 	INIT_WORK(&m->trigger_event, trigger_event);
-	mutex_init(&m->work_mutex);
 	timer_setup(&m->nopath_timer, queue_if_no_path_timeout_work, 0);
 
 	m->ops = ops;
@@ -899,7 +900,6 @@ struct blk_mpath *blk_mpath_create(const char *name,
 	m->pg_init_retries = cfg->pg_init_retries;
 	m->pg_init_delay_msecs = cfg->pg_init_delay_msecs;
 	m->no_path_timeout_secs = cfg->no_path_timeout_secs;
-	m->repeat_count = 1;
 	priv->initial_pg_num = cfg->initial_pg_num;
 	blk_mpath_bio_setup(m, cfg->bio_based);
 
@@ -926,7 +926,6 @@ struct blk_mpath *blk_mpath_create(const char *name,
 nomem:
 	*error = "memory allocation failed";
 	kfree(m->hw_handler_name);
-	mutex_destroy(&m->work_mutex);
 	kfree(priv);
 	return ERR_PTR(-ENOMEM);
 }
@@ -1319,7 +1318,6 @@ void blk_mpath_destroy(struct blk_mpath *m)
 
 	kfree(m->hw_handler_name);
 	kfree(m->hw_handler_params);
-	mutex_destroy(&m->work_mutex);
 	kfree(priv);
 }
 EXPORT_SYMBOL_GPL(blk_mpath_destroy);

@@ -248,7 +248,6 @@ struct blk_mpath {
 	struct blk_mpath_pg *current_pg;
 	struct blk_mpath_pg *next_pg;
 	struct blk_mpath_path __rcu *current_path;
-	unsigned int repeat_count;	/* not used by rq-based selectors */
 
 	atomic_t nr_valid_paths;
 	atomic_t pg_init_in_progress;
@@ -263,8 +262,6 @@ struct blk_mpath {
 
 	wait_queue_head_t pg_init_wait;
 	struct work_struct trigger_event;
-	struct mutex work_mutex;	/* owner's: messages vs suspend */
-	void *engine_private;
 
 	bool bio_based;			/* cfg->bio_based */
 	struct blk_mpath_bio_queue bioq;	/* bio_based only */
@@ -361,11 +358,6 @@ void blk_mpath_restore_queueing(struct blk_mpath *m);
  * resubmission) to finish (postsuspend).
  */
 void blk_mpath_flush(struct blk_mpath *m);
-/*
- * Note: m->work_mutex is never taken by the engine; the owner uses it as
- * stock does (messages vs postsuspend).  blk_mpath_flush() may be called
- * with it held.
- */
 /* Finds a path by "MAJ:MIN" name, NULL if none. */
 struct blk_mpath_path *blk_mpath_find_path(struct blk_mpath *m,
 					   const char *name);
