@@ -1090,14 +1090,12 @@ static int multipath_prepare_ioctl(struct dm_target *ti,
  */
 static bool path_scsi_offline(struct block_device *bdev)
 {
-	struct scsi_device *sdev = scsi_device_from_queue(bdev_get_queue(bdev));
-	bool offline;
+	/* sd's disk hangs below its scsi_device, held while the path is open */
+	struct device *parent = disk_to_dev(bdev->bd_disk)->parent;
 
-	if (!sdev)
+	if (!parent || !scsi_is_sdev_device(parent))
 		return false;
-	offline = !scsi_device_online(sdev);
-	put_device(&sdev->sdev_gendev);
-	return offline;
+	return !scsi_device_online(to_scsi_device(parent));
 }
 
 /*

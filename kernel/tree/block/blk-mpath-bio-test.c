@@ -633,3 +633,4 @@ kunit_test_suites(&blk_mpath_bio_suite);
 
 MODULE_DESCRIPTION("KUnit tests for queue_mode bio of the blk-mpath engine");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(BLK_MPATH_KUNIT);

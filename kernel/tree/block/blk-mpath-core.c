@@ -435,7 +435,7 @@ bool blk_mpath_queue_if_no_path(struct blk_mpath *m)
 {
 	return test_bit(BLK_MPATHF_QUEUE_IF_NO_PATH, &m->flags);
 }
-EXPORT_SYMBOL_GPL(blk_mpath_queue_if_no_path);
+EXPORT_SYMBOL_NS_GPL(blk_mpath_queue_if_no_path, BLK_MPATH_KUNIT);
 
 /* Whenever something visible in the status changes: dm_table_event(). */
 static void trigger_event(struct work_struct *work)
@@ -1145,7 +1145,7 @@ void blk_mpath_path_counters(struct blk_mpath_path *path,
 		c->latency_ns += t.latency_ns;
 	}
 }
-EXPORT_SYMBOL_GPL(blk_mpath_path_counters);
+EXPORT_SYMBOL_NS_GPL(blk_mpath_path_counters, BLK_MPATH_KUNIT);
 
 static int paths_show(struct seq_file *s, void *unused)
 {
@@ -1347,7 +1347,7 @@ out:
 	spin_unlock_irqrestore(&m->lock, flags);
 	return found;
 }
-EXPORT_SYMBOL_GPL(blk_mpath_find_path);
+EXPORT_SYMBOL_NS_GPL(blk_mpath_find_path, BLK_MPATH_KUNIT);
 
 /* ---- per request --------------------------------------------------------------- */
 
@@ -1636,7 +1636,7 @@ enum blk_mpath_end_result blk_mpath_end_detail(struct blk_mpath *m,
 	return end_detail(m, ctx, d, blk_mpath_classify(d), io_start_ns, 0,
 			  status, true);
 }
-EXPORT_SYMBOL_GPL(blk_mpath_end_detail);
+EXPORT_SYMBOL_NS_GPL(blk_mpath_end_detail, BLK_MPATH_KUNIT);
 
 /*
  * end_detail() for blk-mpath-bio.c: a bio's own class, its issue time for
@@ -2083,7 +2083,7 @@ const char *blk_mpath_err_class_name(enum blk_mpath_err_class c)
 	}
 	return "unknown";
 }
-EXPORT_SYMBOL_GPL(blk_mpath_err_class_name);
+EXPORT_SYMBOL_NS_GPL(blk_mpath_err_class_name, BLK_MPATH_KUNIT);
 
 /* ---- module ----------------------------------------------------------------------- */
 

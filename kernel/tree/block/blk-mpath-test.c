@@ -1522,3 +1522,4 @@ kunit_test_suites(&blk_mpath_ps_suite, &blk_mpath_sm_suite,
 
 MODULE_DESCRIPTION("KUnit tests for the blk-mpath engine");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(BLK_MPATH_KUNIT);
