@@ -13,7 +13,7 @@ TSCALE=${TSCALE:-1}
 [ "$KVARIANT" = debug ] && [ "$TSCALE" = 1 ] && TSCALE=4
 # the hard limit of one guest boot (a hang is killed then, console shown)
 if [ -z "${TIMEOUT:-}" ]; then
-	TIMEOUT=3000
+	TIMEOUT=3900
 	[ "$TIER" = quick ] || TIMEOUT=10800
 	TIMEOUT=$((TIMEOUT * (TSCALE > 1 ? 3 : 1)))
 fi

@@ -97,10 +97,10 @@ print(int(j["read"]["iops"]), j["read"]["total_ios"], j["error"])' <<<"$out") ||
 }
 
 # table features for each case; selector tables for two paths
-sel_table() { # selector -> groups part of the table
+sel_table() { # selector -> groups part of the table (after features and hw handler)
 	case $1 in
-	service-time) echo "0 1 1 service-time 0 2 2 $A 1 1 $B 1 1" ;;
-	round-robin) echo "0 1 1 round-robin 0 2 1 $A 1 $B 1" ;;
+	service-time) echo "1 1 service-time 0 2 2 $A 1 1 $B 1 1" ;;
+	round-robin) echo "1 1 round-robin 0 2 1 $A 1 $B 1" ;;
 	esac
 }
 # run_case SET WL CASE ROUND: one measurement, appended to $RES/<set>.<wl>.<case>

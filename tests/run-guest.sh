@@ -32,6 +32,13 @@ finish() {
 
 mkdir -p "$RES"
 mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
+# Scenarios that switch trace events on and off (faults/040, 060) would
+# also switch ftrace's comm recording, a probe on sched_switch/sched_wakeup:
+# their jump labels in __schedule() are rewritten while every CPU runs
+# them, and QEMU TCG has let a vCPU execute the transient int3 after
+# text_poke_bp() had finished (an "int3" oops in __schedule).  The traces
+# need no comms.
+echo 0 >/sys/kernel/debug/tracing/options/record-cmd 2>/dev/null
 . "$TESTS_DIR/lib/common.sh"
 engine_select "$ENGINE"
 echo "blk-mpath guest: kernel $(uname -r), engine=$ENGINE, mode=$MODE, tier=$TIER, tests=$SEL"
