@@ -19,7 +19,7 @@
 # switches per I/O.  Each row checks that the module under test is the one
 # loaded.  A failed fio run stops the benchmark with an error.
 #
-# Then: merging (4k sequential direct writes, QD32, through the map on
+# First: merging (4k sequential direct writes, QD32, through the map on
 # scsi_debug: requests that reach the paths, from their stat files) and
 # memory per in-flight I/O (slab bytes while 128 I/Os are held in null_blk).
 # Figures under TCG: compare ratios, not absolutes.
@@ -163,6 +163,64 @@ print("%8d %6.2f %6.2f %6.2f %8.1f %7.3f %d" % (int(med([float(r[0]) for r in ro
 EOF
 }
 
+# ---- merging: sequential 4k direct writes through the map ----------------------
+echo | tee -a "$RES/table.txt"
+echo "== merging: 4k sequential direct writes, QD32, ${RUNTIME}s, scsi_debug paths: I/Os written by fio," \
+	"requests that reached the paths (their stat files), I/Os per path request" | tee -a "$RES/table.txt"
+setup_set sdebug
+pw() { awk '{print $5}' "/sys/block/$1/stat"; }	# writes completed
+for eng in stock new; do
+	[ "$eng" = stock ] && use_stock || use_new
+	dmsetup create bcase --table "0 $N multipath 0 0 $(sel_table service-time)" || die_bench "merge map"
+	a0=$(pw "$PA") b0=$(pw "$PB")
+	# submitted 8 at a time (one plug), as a filesystem or a database does
+	out=$(fio --name=m --filename=/dev/mapper/bcase --rw=write --bs=4k --iodepth=32 --ioengine=libaio \
+		--iodepth_batch_submit=8 --direct=1 --time_based --runtime="$RUNTIME" --output-format=json) ||
+		die_bench "merge fio"
+	ios=$(python3 -c 'import json,sys; t=sys.stdin.read(); print(json.loads(t[t.index("{"):])["jobs"][0]["write"]["total_ios"])' <<<"$out")
+	preq=$(($(pw "$PA") - a0 + $(pw "$PB") - b0))
+	printf '%-12s fio I/Os %8d  path requests %8d  I/Os per request %.2f\n' "$([ $eng = stock ] && echo stock-mq || echo blk-mpath)" \
+		"$ios" "$preq" "$(awk -v a="$ios" -v b="$preq" 'BEGIN {print b ? a / b : 0}')" | tee -a "$RES/table.txt"
+	echo "$eng $ios $preq" >>"$RES/merge.txt"
+	dm_remove bcase >/dev/null || die_bench "cannot remove the merge map"
+done
+teardown_set sdebug
+
+# ---- memory per in-flight I/O --------------------------------------------------
+# 128 4k reads held for 2 s each in null_blk (timer completion): the slab
+# memory in use with them in flight, minus the same without I/O
+echo | tee -a "$RES/table.txt"
+echo "== memory: slab bytes per in-flight I/O (128 4k reads held 2 s in null_blk, map path)" | tee -a "$RES/table.txt"
+modprobe null_blk nr_devices=2 queue_mode=2 irqmode=2 completion_nsec=2000000000 gb=1 bs=4096 \
+	hw_queue_depth=256 submit_queues=1 || die_bench "null_blk (timer)"
+PA=nullb0 PB=nullb1; A=$(mm "$PA") B=$(mm "$PB") N=$(sectors /dev/nullb0)
+slab() { awk '/^Slab:/ {print $2 * 1024}' /proc/meminfo; }
+inflight_of() { awk '{print $1 + $2}' "/sys/block/$1/inflight"; }
+# udev would open the new map and probe it at 2 s per read
+udevadm control --stop-exec-queue
+for eng in stock new; do
+	[ "$eng" = stock ] && use_stock || use_new
+	dmsetup create bcase --table "0 $N multipath 0 0 $(sel_table round-robin)" || die_bench "mem map"
+	echo none >"/sys/block/$(dmsetup info -c --noheadings -o blkdevname bcase | tr -d ' ')/queue/scheduler"
+	sync; echo 3 >/proc/sys/vm/drop_caches; sleep 1
+	s0=$(slab)
+	fio --name=mem --filename=/dev/mapper/bcase --rw=randread --bs=4k --iodepth=128 --ioengine=libaio \
+		--direct=1 --time_based --runtime=6 >/dev/null 2>&1 &
+	pid=$!
+	dmdev=$(dmsetup info -c --noheadings -o blkdevname bcase | tr -d ' ')
+	# the reads stay in flight 2 s each: sample once the queue is full
+	for i in $(seq 50); do [ "$(inflight_of "$dmdev")" -ge 120 ] && break; sleep 0.1; done
+	s1=$(slab)
+	inflight=$(inflight_of "$dmdev")
+	[ "$inflight" -ge 64 ] || die_bench "memory: only $inflight I/Os in flight on the $eng map"
+	wait $pid
+	printf '%-12s in flight %4d  slab +%8d bytes  per I/O %6d bytes\n' "$([ $eng = stock ] && echo stock-mq || echo blk-mpath)" \
+		"$inflight" $((s1 - s0)) $(((s1 - s0) / (inflight > 0 ? inflight : 1))) | tee -a "$RES/table.txt"
+	dm_remove bcase >/dev/null || die_bench "cannot remove the memory map"
+done
+udevadm control --start-exec-queue
+modprobe -r null_blk
+
 echo "BENCH: $ROUNDS rounds, ${RUNTIME}s per case, path sets: $SETS; every round runs each set's cases in a random order"
 IFS=, read -ra sets <<<"$SETS"
 for set in "${sets[@]}"; do
@@ -186,55 +244,6 @@ for set in "${sets[@]}"; do
 		done
 	done | tee -a "$RES/table.txt"
 done
-
-# ---- merging: sequential 4k direct writes through the map ----------------------
-echo | tee -a "$RES/table.txt"
-echo "== merging: 4k sequential direct writes, QD32, ${RUNTIME}s, scsi_debug paths: I/Os written by fio," \
-	"requests that reached the paths (their stat files), I/Os per path request" | tee -a "$RES/table.txt"
-setup_set sdebug
-pw() { awk '{print $5}' "/sys/block/$1/stat"; }	# writes completed
-for eng in stock new; do
-	[ "$eng" = stock ] && use_stock || use_new
-	dmsetup create bcase --table "0 $N multipath 0 0 $(sel_table service-time)" || die_bench "merge map"
-	a0=$(pw "$PA") b0=$(pw "$PB")
-	out=$(fio --name=m --filename=/dev/mapper/bcase --rw=write --bs=4k --iodepth=32 --ioengine=libaio \
-		--direct=1 --time_based --runtime="$RUNTIME" --output-format=json) || die_bench "merge fio"
-	ios=$(python3 -c 'import json,sys; t=sys.stdin.read(); print(json.loads(t[t.index("{"):])["jobs"][0]["write"]["total_ios"])' <<<"$out")
-	preq=$(($(pw "$PA") - a0 + $(pw "$PB") - b0))
-	printf '%-12s fio I/Os %8d  path requests %8d  I/Os per request %.2f\n' "$([ $eng = stock ] && echo stock-mq || echo blk-mpath)" \
-		"$ios" "$preq" "$(awk -v a="$ios" -v b="$preq" 'BEGIN {print b ? a / b : 0}')" | tee -a "$RES/table.txt"
-	echo "$eng $ios $preq" >>"$RES/merge.txt"
-	dmsetup remove bcase
-done
-teardown_set sdebug
-
-# ---- memory per in-flight I/O --------------------------------------------------
-# 128 4k reads held for 2 s each in null_blk (timer completion): the slab
-# memory in use with them in flight, minus the same without I/O
-echo | tee -a "$RES/table.txt"
-echo "== memory: slab bytes per in-flight I/O (128 4k reads held 2 s in null_blk, map path)" | tee -a "$RES/table.txt"
-modprobe null_blk nr_devices=2 queue_mode=2 irqmode=2 completion_nsec=2000000000 gb=1 bs=4096 \
-	hw_queue_depth=256 submit_queues=1 || die_bench "null_blk (timer)"
-PA=nullb0 PB=nullb1; A=$(mm "$PA") B=$(mm "$PB") N=$(sectors /dev/nullb0)
-slab() { awk '/^Slab:/ {print $2 * 1024}' /proc/meminfo; }
-for eng in stock new; do
-	[ "$eng" = stock ] && use_stock || use_new
-	dmsetup create bcase --table "0 $N multipath 0 0 $(sel_table round-robin)" || die_bench "mem map"
-	echo none >"/sys/block/$(dmsetup info -c --noheadings -o blkdevname bcase | tr -d ' ')/queue/scheduler"
-	sync; echo 3 >/proc/sys/vm/drop_caches; sleep 1
-	s0=$(slab)
-	fio --name=mem --filename=/dev/mapper/bcase --rw=randread --bs=4k --iodepth=128 --ioengine=libaio \
-		--direct=1 --time_based --runtime=6 >/dev/null 2>&1 &
-	pid=$!
-	sleep 3
-	s1=$(slab)
-	inflight=$(cat "/sys/block/$(dmsetup info -c --noheadings -o blkdevname bcase | tr -d ' ')/inflight" | awk '{print $1 + $2}')
-	wait $pid
-	printf '%-12s in flight %4d  slab +%8d bytes  per I/O %6d bytes\n' "$([ $eng = stock ] && echo stock-mq || echo blk-mpath)" \
-		"$inflight" $((s1 - s0)) $(((s1 - s0) / (inflight > 0 ? inflight : 1))) | tee -a "$RES/table.txt"
-	dmsetup remove bcase
-done
-modprobe -r null_blk
 
 # ratios for plots (make compare): "case min median max", rand4k
 for set in "${sets[@]}"; do
