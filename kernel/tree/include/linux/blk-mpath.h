@@ -166,11 +166,11 @@ enum blk_mpath_event {
 struct blk_mpath_ops {
 	/*
 	 * A path failed or was reinstated (for uevents), with a non-NULL
-	 * path.  Group and queueing changes reach the owner through
-	 * ->state_changed.  Called with
-	 * m->lock held (interrupts off), in the order of the state changes,
-	 * so that consecutive events for one path reach user space in the
-	 * order they happened; must not sleep nor call into the engine.
+	 * path; group and queueing changes reach the owner through
+	 * ->state_changed.  Called with m->lock held (interrupts off), in
+	 * the order of the state changes, so that consecutive events for
+	 * one path reach user space in the order they happened; must not
+	 * sleep nor call into the engine.
 	 * nr_valid_paths is the count after the change.
 	 */
 	void (*path_event)(void *owner, enum blk_mpath_event ev,
