@@ -16,7 +16,7 @@ TEST_TIMEOUT=$(arg timeout); TEST_TIMEOUT=${TEST_TIMEOUT:-600}
 # runs only in the full tier; "# TIER: quick" ones only in make test (their
 # full-tier counterpart replaces them)
 TIER=$(arg tier); export TIER=${TIER:-quick}
-TSCALE=$(arg tscale); TSCALE=${TSCALE:-1}
+TSCALE=$(arg tscale); export TSCALE=${TSCALE:-1}
 # the engines a fault scenario runs on (default: stock and blk-mpath)
 FE=$(arg fault_engines); [ -n "$FE" ] && export FAULT_ENGINES=${FE//,/ }
 

@@ -28,7 +28,6 @@ run_engine() {
 		fail "create"
 	dmesg_mark
 	fio_start lio_fo 6
-	fio_flowing lio_fo
 	expect_eq "$(mp_active_group lio_fo)" 1 "group 1 carries the I/O"
 	lio_state 2 ao
 	lio_state 1 standby
@@ -52,7 +51,6 @@ run_engine() {
 	wa=$(sd_writes "${LIO_PATHS[0]}") wb=$(sd_writes "${LIO_PATHS[1]}")
 	dmesg_mark
 	fio_start lio_mb 6
-	fio_flowing lio_mb
 	[ "$(sd_writes "${LIO_PATHS[0]}")" -gt "$wa" ] && [ "$(sd_writes "${LIO_PATHS[1]}")" -gt "$wb" ] ||
 		fail "multibus: both paths should carry writes"
 	say "ok: both paths carry writes"

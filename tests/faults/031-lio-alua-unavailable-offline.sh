@@ -25,7 +25,6 @@ run_engine() {
 	say "1. port 1 (group 1, active) goes unavailable, port 2 active/optimized"
 	dmesg_mark
 	fio_start lio_uo 6
-	fio_flowing lio_uo
 	expect_eq "$(mp_active_group lio_uo)" 1 "group 1 carries the I/O"
 	lio_state 2 ao
 	lio_state 1 unavailable
@@ -48,7 +47,6 @@ run_engine() {
 	expect_eq "$(mp_active_group lio_uo)" 2 "group 2 stays active (no failback without multipathd)"
 	dmesg_mark
 	fio_start lio_uo 6
-	fio_flowing lio_uo
 	lio_port_offline 2 1
 	fio_alive
 	wait_path lio_uo "$B" F 10 || { lio_evidence; fail "the path on the offline port did not fail"; }

@@ -27,7 +27,6 @@ run_engine() {
 	say "1. port 1 (active): active/optimized -> ${DELAY_MS} ms transitioning -> active/non-optimized"
 	dmesg_mark
 	fio_start lio_tr 6
-	fio_flowing lio_tr
 	t0=$(date +%s%3N)
 	lio_state 1 an	# LIO sleeps trans_delay_msecs in the write, the group transitioning
 	t1=$(date +%s%3N); tr_an=$((t1 - t0))
@@ -54,7 +53,6 @@ run_engine() {
 	lio_state 2 ao
 	dmesg_mark
 	fio_start lio_tr 6
-	fio_flowing lio_tr
 	t0=$(date +%s%3N)
 	lio_state 1 standby
 	t1=$(date +%s%3N); tr_sb=$((t1 - t0))

@@ -89,7 +89,6 @@ run_engine() {
 
 	say "1. switch_group 2 (ports 2+3, transitioning); port 2's first activation fails with SCSI_DH_RES_TEMP_UNAVAIL"
 	fio_start lio_ex 8
-	fio_flowing lio_ex
 	expect_eq "$(mp_active_group lio_ex)" 1 "group 1 carries the I/O"
 	expect_eq "$(mp_pg_init_count lio_ex)" 1 "one pg_init for group 1"
 	# (now, not before the map's first pg_init: its RTPG through port 1
@@ -136,7 +135,6 @@ run_engine() {
 	run dmsetup message lio_ex 0 disable_group 1 || fail "disable_group"
 	dmesg_mark
 	fio_start lio_ex 6
-	fio_flowing lio_ex
 	expect_eq "$(mp_active_group lio_ex)" 2 "group 2 carries the I/O"
 	expect_match "$(dm_status lio_ex)" " D 0 1 0 $A A " "group 1 bypassed (D)"
 	lio_port_offline 2 1

@@ -80,7 +80,6 @@ run_engine() {
 
 	dmesg_mark
 	fio_start "$map" 10
-	fio_flowing "$map"
 	t0=$(date +%s%3N)
 	lio_state 2 ao
 	lio_state 1 standby

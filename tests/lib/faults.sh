@@ -117,7 +117,8 @@ fio_flowing() {
 	for ((i = 0; i < ${2:-30} * 10; i++)); do
 		read -r _ _ _ _ w _ <"$st"
 		[ "$w" -ge $((w0 + 64)) ] && return 0
-		kill -0 "$FIO_PID" 2>/dev/null || fail "fio exited before its writes reached $1"
+		kill -0 "$FIO_PID" 2>/dev/null ||
+			fail "fio exited before its writes reached $1: $(tail -3 "$FIO_OUT.err" 2>/dev/null)"
 		sleep 0.1
 	done
 	fail "fio's writes did not reach $1 in ${2:-30} s"
@@ -147,7 +148,10 @@ fio_alive() {
 # over the first 64 MiB, a completion-latency log, in the background.
 # Sets FIO_PID, FIO_OUT, FIO_LOG.
 fio_start() {
-	local map=$1 secs=$2
+	# the runtime is scaled like the time limits (TSCALE: 4 on the debug
+	# kernel, where the steps a scenario takes after fio_start are slow
+	# enough that a fault would otherwise land after fio has stopped)
+	local map=$1 secs=$(($2 * ${TSCALE:-1}))
 	shift 2
 	FIO_OUT=/tmp/fio-$FAULT_NAME-$ENGINE.json
 	FIO_LOG=/tmp/fio-$FAULT_NAME-$ENGINE
