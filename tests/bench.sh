@@ -9,14 +9,18 @@
 # scheduler, mq-deadline) and bio; blk-mpath mq and bio; on null_blk also
 # both request-based engines with "none" on the map.  Workloads: 4k random
 # reads (io_uring, QD32 x 2 jobs) everywhere, 64k sequential reads (QD8) on
-# the SCSI paths; on the SCSI paths every case for each selector of the
-# bench (service-time, round-robin).
+# the SCSI paths, submitted by io_uring (seq64k) and by libaio
+# (seq64k-libaio: never handed to an io_uring worker thread, which io_uring
+# does for every I/O to a map that does not take RWF_NOWAIT: stock's); on
+# the SCSI paths every case for each selector of the bench (service-time,
+# round-robin).
 #
 # Every round runs every case once, in a random order, and each case's IOPS
 # is divided by the raw IOPS of its own path set, workload and round; the
 # tables show min / median / max of that ratio over the rounds, the median
-# IOPS, CPU time per I/O (user + system + irq + softirq) and context
-# switches per I/O.  Each row checks that the module under test is the one
+# IOPS, CPU time per I/O (user + system + irq + softirq), context switches
+# per I/O, CPUs (CPU time / wall time: how many of the 2 vCPUs the case kept
+# busy) and KiB per request that reached the paths (their stat files).  Each row checks that the module under test is the one
 # loaded.  A failed fio run stops the benchmark with an error.
 #
 # First: merging (4k sequential direct writes, QD32, through the map on
@@ -75,25 +79,43 @@ teardown_set() {
 
 # ---- one measurement ---------------------------------------------------------
 cpu_now() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8}' /proc/stat; }	# user nice system irq softirq
-# measure DEV WORKLOAD -> "iops cpu_us_per_io ctxsw_per_io"; fails on a fio error
+# path_reads -> "reads sectors" completed on the paths under test (raw: PA)
+path_reads() {
+	local d r=0 sec=0 a b
+	for d in "$@"; do
+		read -r a _ b _ <"/sys/block/$d/stat"
+		r=$((r + a)) sec=$((sec + b))
+	done
+	echo "$r $sec"
+}
+# measure DEV WORKLOAD PATHS... -> "iops cpu_us_per_io ctxsw_per_io cpus kib_per_path_request":
+# cpus = CPU time / wall time (how many of the vCPUs the case kept busy),
+# kib_per_path_request = KiB read / read requests completed on the paths.
+# Fails on a fio error.
 measure() {
-	local dev=$1 wl=$2 c0 c1 x0 x1 out args iops ios
+	local dev=$1 wl=$2 c0 c1 x0 x1 t0 t1 out args iops ios r0 s0 r1 s1 eng=io_uring
+	shift 2
 	case $wl in
 	rand4k) args=(--rw=randread --bs=4k --iodepth=32 --numjobs=2) ;;
 	seq64k) args=(--rw=read --bs=64k --iodepth=8 --numjobs=1) ;;
+	seq64k-libaio) args=(--rw=read --bs=64k --iodepth=8 --numjobs=1); eng=libaio ;;
 	esac
-	c0=$(cpu_now); x0=$(awk '/^ctxt/ {print $2}' /proc/stat)
-	out=$(fio --name=b --filename="$dev" "${args[@]}" --ioengine=io_uring --direct=1 \
+	read -r r0 s0 < <(path_reads "$@")
+	c0=$(cpu_now); x0=$(awk '/^ctxt/ {print $2}' /proc/stat); t0=$(date +%s%N)
+	out=$(fio --name=b --filename="$dev" "${args[@]}" --ioengine=$eng --direct=1 \
 		--time_based --runtime="$RUNTIME" --group_reporting --output-format=json 2>&1) ||
 		{ echo "$out" | tail -5 >&2; return 1; }
-	c1=$(cpu_now); x1=$(awk '/^ctxt/ {print $2}' /proc/stat)
+	c1=$(cpu_now); x1=$(awk '/^ctxt/ {print $2}' /proc/stat); t1=$(date +%s%N)
+	read -r r1 s1 < <(path_reads "$@")
 	read -r iops ios err < <(python3 -c '
 import json, sys
 t = sys.stdin.read(); j = json.loads(t[t.index("{"):])["jobs"][0]
 print(int(j["read"]["iops"]), j["read"]["total_ios"], j["error"])' <<<"$out") || return 1
 	[ "$err" = 0 ] && [ "${ios:-0}" -gt 0 ] || { echo "fio: error $err, $ios I/Os" >&2; return 1; }
 	awk -v i="$iops" -v cpu=$((c1 - c0)) -v cs=$((x1 - x0)) -v n="$ios" -v hz="$(getconf CLK_TCK)" \
-		'BEGIN {printf "%d %.2f %.3f\n", i, cpu * 1e6 / hz / n, cs / n}'
+		-v ns=$((t1 - t0)) -v rq=$((r1 - r0)) -v sec=$((s1 - s0)) \
+		'BEGIN {printf "%d %.2f %.3f %.2f %.1f\n", i, cpu * 1e6 / hz / n, cs / n,
+			cpu / hz / (ns / 1e9), rq ? sec / 2 / rq : 0}'
 }
 
 # table features for each case; selector tables for two paths
@@ -122,8 +144,14 @@ run_case() {
 			die_bench "$c: the loaded dm_multipath is not $eng's"
 		dev=/dev/mapper/bcase
 	fi
-	m=$(measure "$dev" "$wl") || die_bench "fio failed: $set $wl $c round $r"
-	echo "$m $r" >>"$RES/$set.$wl.${c//:/_}"
+	if [ "$eng" = raw ]; then
+		m=$(measure "$dev" "$wl" "$PA")
+	else
+		m=$(measure "$dev" "$wl" "$PA" "$PB")
+	fi || die_bench "fio failed: $set $wl $c round $r"
+	# "iops cpu cs round cpus kib"
+	read -r m1 m2 m3 m4 m5 <<<"$m"
+	echo "$m1 $m2 $m3 $r $m4 $m5" >>"$RES/$set.$wl.${c//:/_}"
 	echo "  $set $wl $c round $r: $m" >&2
 	[ "$eng" = raw ] || dmsetup remove bcase
 }
@@ -157,9 +185,10 @@ rows = [l.split() for l in open(sys.argv[1])]
 raw = {l.split()[3]: float(l.split()[0]) for l in open(sys.argv[2])}
 ratios = sorted(float(r[0]) / raw[r[3]] for r in rows if raw.get(r[3]))
 med = lambda v: st.median(v) if v else 0
-print("%8d %6.2f %6.2f %6.2f %8.1f %7.3f %d" % (int(med([float(r[0]) for r in rows])),
+print("%8d %6.2f %6.2f %6.2f %8.1f %7.3f %5.2f %6.1f %d" % (int(med([float(r[0]) for r in rows])),
       ratios[0], med(ratios), ratios[-1], med([float(r[1]) for r in rows]),
-      med([float(r[2]) for r in rows]), len(rows)))
+      med([float(r[2]) for r in rows]), med([float(r[4]) for r in rows]),
+      med([float(r[5]) for r in rows]), len(rows)))
 EOF
 }
 
@@ -225,7 +254,9 @@ echo "BENCH: $ROUNDS rounds, ${RUNTIME}s per case, path sets: $SETS; every round
 IFS=, read -ra sets <<<"$SETS"
 for set in "${sets[@]}"; do
 	setup_set "$set"
-	wls="rand4k"; [ "$set" = null_blk ] || wls="rand4k seq64k"
+	# seq64k-libaio: the same reads submitted by libaio, which never hands
+	# an I/O to a worker thread (io_uring does, for a map without NOWAIT)
+	wls="rand4k"; [ "$set" = null_blk ] || wls="rand4k seq64k seq64k-libaio"
 	for r in $(seq "$ROUNDS"); do
 		for wl in $wls; do
 			for c in $(cases_for "$set" "$wl" | tr ' ' '\n' | shuf); do
@@ -237,7 +268,7 @@ for set in "${sets[@]}"; do
 	for wl in $wls; do
 		echo
 		echo "== $set, $wl: x raw = IOPS / raw IOPS of the same round (min med max over $ROUNDS rounds)"
-		printf '%-22s %8s %6s %6s %6s %8s %7s %s\n' case "IOPS" min "x raw" max "CPUus/IO" "cs/IO" rounds
+		printf '%-22s %8s %6s %6s %6s %8s %7s %5s %6s %s\n' case "IOPS" min "x raw" max "CPUus/IO" "cs/IO" CPUs "KiB/rq" rounds
 		for c in $(cases_for "$set" "$wl"); do
 			f=$RES/$set.$wl.${c//:/_}
 			printf '%-22s %s\n' "$(label "$c")" "$(stats "$f" "$RES/$set.$wl.raw___")"
