@@ -6,7 +6,7 @@
 
 PKGS=(systemd-sysv udev kmod multipath-tools kpartx dmsetup lvm2 fio sg3-utils
 	targetcli-fb procps iproute2 e2fsprogs util-linux psmisc less gawk
-	libdevmapper1.02.1 python3-rtslib-fb fdisk)
+	libdevmapper1.02.1 python3-rtslib-fb fdisk linux-perf)
 KEY=$( { cat "$0"; echo "${PKGS[*]}"; } | sha256sum | cut -c1-16)
 ROOT=$CACHE/rootfs-$KEY
 if [ -e "$ROOT/.complete" ]; then

@@ -2,7 +2,7 @@
 # Boot the guest under QEMU (TCG) with a two-path LUN, run the guest test
 # runner (or the demo), bring the results back, and judge the console.
 #   images/run-guest.sh KERNEL_OUT_DIR WORKDIR
-# Environment: MODE=test|demo  ENGINE=stock|new  T=suite[,suite|suite/name]
+# Environment: MODE=test|demo|bench|profile  ENGINE=stock|new  T=suite[,suite|suite/name]
 #              TIMEOUT=seconds (hard limit for the guest)  GUEST_MEM=MiB
 . "$(dirname "$0")/../scripts/lib.sh"
 OUT=$1 W=$2
@@ -68,6 +68,8 @@ if [ "$MODE" = test ]; then
 	fi
 elif [ "$MODE" = bench ]; then
 	grep -q 'BENCH: DONE' "$W/console.log" || { log "FAILURE: the benchmark did not finish"; verdict=1; }
+elif [ "$MODE" = profile ]; then
+	grep -q 'PROFILE: DONE' "$W/console.log" || { log "FAILURE: the profile did not finish"; verdict=1; }
 elif [ "$MODE" = demo ]; then
 	grep -q 'DEMO: OK' "$W/console.log" || { log "FAILURE: the demo did not finish with DEMO: OK"; verdict=1; }
 fi

@@ -34,7 +34,7 @@ arg() { tr ' ' '\n' </proc/cmdline | sed -n "s/^blkmpath\.$1=//p" | tail -1; }
 ROUNDS=$(arg bench_rounds); ROUNDS=${ROUNDS:-${BENCH_ROUNDS:-7}}
 RUNTIME=$(arg bench_runtime); RUNTIME=${RUNTIME:-${BENCH_RUNTIME:-5}}
 SETS=$(arg bench_sets); SETS=${SETS:-null_blk,sdebug,lio}
-RES=/results/bench; rm -rf "$RES"; mkdir -p "$RES"
+RES=${RES:-/results/bench}; rm -rf "$RES"; mkdir -p "$RES"
 export DM_DISABLE_UDEV=1
 die_bench() { echo "BENCH: FAILED: $*"; exit 1; }
 
@@ -144,11 +144,13 @@ run_case() {
 			die_bench "$c: the loaded dm_multipath is not $eng's"
 		dev=/dev/mapper/bcase
 	fi
+	prof_start
 	if [ "$eng" = raw ]; then
 		m=$(measure "$dev" "$wl" "$PA")
 	else
 		m=$(measure "$dev" "$wl" "$PA" "$PB")
 	fi || die_bench "fio failed: $set $wl $c round $r"
+	prof_stop "$set" "$wl" "$c" "$m"
 	# "iops cpu cs round cpus kib"
 	read -r m1 m2 m3 m4 m5 <<<"$m"
 	echo "$m1 $m2 $m3 $r $m4 $m5" >>"$RES/$set.$wl.${c//:/_}"
@@ -191,6 +193,12 @@ print("%8d %6.2f %6.2f %6.2f %8.1f %7.3f %5.2f %6.1f %d" % (int(med([float(r[0])
       med([float(r[5]) for r in rows]), len(rows)))
 EOF
 }
+
+# make profile (tests/profile.sh) samples each measurement with perf
+prof_start() { :; }
+prof_stop() { :; }
+# tests/profile.sh uses the functions above
+[ -n "${BENCH_FUNCS_ONLY:-}" ] && return 0
 
 # ---- merging: sequential 4k direct writes through the map ----------------------
 echo | tee -a "$RES/table.txt"

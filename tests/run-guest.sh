@@ -43,7 +43,7 @@ echo 0 >/sys/kernel/debug/tracing/options/record-cmd 2>/dev/null
 engine_select "$ENGINE"
 echo "blk-mpath guest: kernel $(uname -r), engine=$ENGINE, mode=$MODE, tier=$TIER, tests=$SEL"
 
-if [ "$MODE" = demo ] || [ "$MODE" = bench ]; then
+if [ "$MODE" = demo ] || [ "$MODE" = bench ] || [ "$MODE" = profile ]; then
 	bash "$TESTS_DIR/$MODE.sh" 2>&1 | tee "$RES/$MODE.log"
 	dmesg >"$RES/dmesg.txt"
 	finish
