@@ -21,6 +21,12 @@ done
 	echo "Test summary: $(tail -1 "$OUTD/test.log")."
 } >"$OUTD/about.txt"
 /usr/bin/python3 "$TOP/scripts/compare-report.py" "$OUTD" "$OUTD" || die "the report generator failed"
+# the rendered page, to look at (Debian's chromium, when installed)
+if command -v chromium >/dev/null; then
+	chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1200,9000 \
+		--screenshot="$OUTD/report-page.png" "file://$OUTD/report.html" >/dev/null 2>&1 ||
+		log "chromium could not render the report (report-page.png missing)"
+fi
 log "report: $OUTD/report.html (and report.md), $(($(date +%s) - t0)) s"
 [ $rc -eq 0 ] || log "some tests or the benchmark failed: the report shows which"
 exit $rc
