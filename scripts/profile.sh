@@ -5,7 +5,8 @@ need_pkgs qemu-system-x86 qemu-utils debootstrap rsync e2fsprogs gcc make libdev
 OUT=$("$TOP/kernel/build.sh" guest | tail -1) || die "kernel build failed"
 make -s -C "$TOP/userspace" >/dev/null || die "userspace tools failed to build"
 W=$CACHE/run-profile
-MODE=profile ENGINE=new TIMEOUT=${TIMEOUT:-2400} "$TOP/images/run-guest.sh" "$OUT" "$W" || exit 1
+# the guest's clock source: the TSC, as in make bench (scripts/bench.sh)
+GUEST_APPEND="clocksource=tsc tsc=reliable" MODE=profile ENGINE=new TIMEOUT=${TIMEOUT:-2400} "$TOP/images/run-guest.sh" "$OUT" "$W" || exit 1
 mkdir -p "$TOP/results"; rm -rf "$TOP/results/profile"; cp -r "$W/results/profile" "$TOP/results/profile" 2>/dev/null
 cp "$W/results/profile.log" "$TOP/results/profile/profile.log" 2>/dev/null
 echo; grep -vE '^  (null_blk|sdebug|lio) ' "$W/results/profile.log"

@@ -258,7 +258,8 @@ done
 udevadm control --start-exec-queue
 modprobe -r null_blk
 
-echo "BENCH: $ROUNDS rounds, ${RUNTIME}s per case, path sets: $SETS; every round runs each set's cases in a random order"
+echo "BENCH: $ROUNDS rounds, ${RUNTIME}s per case, path sets: $SETS; every round runs each set's cases in a random order;" \
+	"clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 IFS=, read -ra sets <<<"$SETS"
 for set in "${sets[@]}"; do
 	setup_set "$set"

@@ -5,7 +5,7 @@
 # cpu-clock (QEMU TCG has no PMU), kernel call chains on.  Per case: the
 # bench's figures, the share of samples per task name (fio submitting
 # inline, io_uring workers, kblockd, ksoftirqd, idle) and the hottest
-# kernel functions (self time).
+# kernel functions (self time, and with their callees).
 #   null_blk rand4k: raw, blk-mpath mq (mq-deadline and none) and bio,
 #                    stock mq and bio
 #   sdebug seq64k:   raw, stock mq, blk-mpath mq (io_uring and libaio)
@@ -28,13 +28,17 @@ prof_stop() { # set wl case "iops cpu cs cpus kib"
 	echo "== profile: $1 $2 $(label "$3"): IOPS, CPU us/IO, cs/IO, CPUs, KiB/rq = $4"
 	echo "-- samples per task (all CPUs, idle included)"
 	perf report -i "$PD" --no-children --sort comm --stdio -g none 2>/dev/null |
-		grep -vE '^#|^$' | head -12
+		grep -vE '^#|^$' | head -8
 	echo "-- hottest functions (self), 1% and more"
 	perf report -i "$PD" --no-children --sort sym --stdio -g none --percent-limit 1 2>/dev/null |
-		grep -vE '^#|^$' | head -30
+		grep -vE '^#|^$' | head -20
+	echo "-- kernel functions with their callees (children), 3% and more"
+	perf report -i "$PD" --children --sort sym --stdio -g none --percent-limit 3 2>/dev/null |
+		grep -E '\[k\]' | head -45
 }
 
 RUNTIME=${RUNTIME:-5}
+echo "PROFILE: clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 run_set() { # set wl cases...
 	local set=$1 wl=$2 c
 	shift 2
