@@ -29,11 +29,13 @@ run_engine() {
 	dmesg_mark
 	fio_start lio_fo 6
 	expect_eq "$(mp_active_group lio_fo)" 1 "group 1 carries the I/O"
+	mp_trace_on
 	lio_state 2 ao
 	lio_state 1 standby
 	fio_alive
 	wait_path lio_fo "$A" F 10 || { lio_evidence; fail "the path on the standby port did not fail"; }
 	fio_expect_clean
+	mp_trace_timeline
 	expect_gap_below $BOUND_MS
 	gap_fo=$GAP_MS
 	dm_status lio_fo

@@ -326,3 +326,59 @@ fault_host_clear() {
 	true
 }
 need_hostctl() { hostctl_available || fail "the host fault agent does not answer on ttyS1"; }
+
+# mp_trace_on / mp_trace_timeline: the engine's own account of a failover
+# (blk-mpath only; its trace events).  mp_trace_timeline prints, in ms from
+# the first path failure: path state changes, every completion with an
+# error class, map results other than "remapped" in runs, and the first
+# remapped request on each path after the failure.
+MP_TR=/sys/kernel/debug/tracing
+mp_trace_on() {
+	[ "$ENGINE" = new ] && [ -d $MP_TR/events/blk_mpath ] || return 0
+	echo 0 >$MP_TR/tracing_on
+	: >$MP_TR/trace
+	echo 4096 >$MP_TR/buffer_size_kb
+	# completions: only those with an error class (0: none)
+	echo 'err_class != 0' >$MP_TR/events/blk_mpath/blk_mpath_complete/filter
+	for e in blk_mpath_map blk_mpath_complete blk_mpath_path_state; do
+		echo 1 >$MP_TR/events/blk_mpath/$e/enable
+	done
+	echo 1 >$MP_TR/tracing_on
+}
+mp_trace_timeline() {
+	[ "$ENGINE" = new ] && [ -d $MP_TR/events/blk_mpath ] || return 0
+	echo 0 >$MP_TR/tracing_on
+	for e in blk_mpath_map blk_mpath_complete blk_mpath_path_state; do
+		echo 0 >$MP_TR/events/blk_mpath/$e/enable
+	done
+	echo 0 >$MP_TR/events/blk_mpath/blk_mpath_complete/filter 2>/dev/null
+	say "engine timeline (ms from the first path failure):"
+	grep -v '^#' $MP_TR/trace | awk '
+	function flush() { if (run) printf "#   %8.1f..%8.1f  %5d maps: %s\n", (rs - t0) * 1000, (re - t0) * 1000, run, rk; run = 0 }
+	{
+		for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { t = substr($i, 1, length($i) - 1) + 0; ev = $(i + 1); break }
+		line[++n] = $0; tt[n] = t; ee[n] = ev
+		if (!t0 && ev == "blk_mpath_path_state:" && $0 ~ / failed /) t0 = t
+	}
+	END {
+		if (!t0) { print "#   (no path failure traced)"; exit }
+		for (k = 1; k <= n; k++) {
+			t = tt[k]; ev = ee[k]; $0 = line[k]
+			if (t < t0 - 0.05) continue
+			if (ev == "blk_mpath_map:") {
+				match($0, /result=[a-z_]+/); r = substr($0, RSTART + 7, RLENGTH - 7)
+				match($0, /path=[^ ]+/); p = substr($0, RSTART + 5, RLENGTH - 5)
+				if (r == "remapped") {
+					if (t >= t0 && !(p in first)) { flush(); first[p] = 1; printf "#   %8.1f  first remapped request on path %s\n", (t - t0) * 1000, p }
+					continue
+				}
+				if (run && r == rk) { re = t; run++ } else { flush(); run = 1; rs = re = t; rk = r }
+				continue
+			}
+			flush()
+			sub(/^.*blk_mpath_[a-z_]+: /, "")
+			printf "#   %8.1f  %s %s\n", (t - t0) * 1000, ev, $0
+		}
+		flush()
+	}' | head -40
+}
