@@ -23,7 +23,7 @@ done
 /usr/bin/python3 "$TOP/scripts/compare-report.py" "$OUTD" "$OUTD" || die "the report generator failed"
 # the rendered page, to look at (Debian's chromium, when installed)
 if command -v chromium >/dev/null; then
-	chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1200,9000 \
+	timeout 180 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1200,9000 \
 		--screenshot="$OUTD/report-page.png" "file://$OUTD/report.html" >/dev/null 2>&1 ||
 		log "chromium could not render the report (report-page.png missing)"
 fi

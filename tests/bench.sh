@@ -34,7 +34,9 @@ arg() { tr ' ' '\n' </proc/cmdline | sed -n "s/^blkmpath\.$1=//p" | tail -1; }
 ROUNDS=$(arg bench_rounds); ROUNDS=${ROUNDS:-${BENCH_ROUNDS:-7}}
 RUNTIME=$(arg bench_runtime); RUNTIME=${RUNTIME:-${BENCH_RUNTIME:-5}}
 SETS=$(arg bench_sets); SETS=${SETS:-null_blk,sdebug,lio}
-RES=${RES:-/results/bench}; rm -rf "$RES"; mkdir -p "$RES"
+RES=${RES:-/results/bench}
+case $RES in /results/?*) ;; *) echo "BENCH: FAILED: results directory $RES"; exit 1 ;; esac
+rm -rf "$RES"; mkdir -p "$RES"
 export DM_DISABLE_UDEV=1
 die_bench() { echo "BENCH: FAILED: $*"; exit 1; }
 
@@ -258,6 +260,9 @@ done
 udevadm control --start-exec-queue
 modprobe -r null_blk
 
+cs=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)
+[ "$cs" = tsc ] || echo "BENCH: WARNING: clock source $cs, not tsc (make bench boots with clocksource=tsc):" \
+	"timestamps cost more than on real hardware"
 echo "BENCH: $ROUNDS rounds, ${RUNTIME}s per case, path sets: $SETS; every round runs each set's cases in a random order;" \
 	"clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 IFS=, read -ra sets <<<"$SETS"

@@ -27,15 +27,19 @@ run_engine() {
 	dm_create lio_fo "0 $N multipath 0 1 alua 2 1 round-robin 0 1 1 $A 1 round-robin 0 1 1 $B 1" ||
 		fail "create"
 	dmesg_mark
+	mp_trace_on
 	fio_start lio_fo 6
 	expect_eq "$(mp_active_group lio_fo)" 1 "group 1 carries the I/O"
-	mp_trace_on
 	lio_state 2 ao
+	mp_trace_mark
 	lio_state 1 standby
 	fio_alive
 	wait_path lio_fo "$A" F 10 || { lio_evidence; fail "the path on the standby port did not fail"; }
+	sleep 1
+	mp_trace_stop
 	fio_expect_clean
 	mp_trace_timeline
+	mp_trace_off
 	expect_gap_below $BOUND_MS
 	gap_fo=$GAP_MS
 	dm_status lio_fo

@@ -337,8 +337,22 @@ hostctl_reset() {
 	true
 }
 
+# the engine's trace events (tests/lib/faults.sh mp_trace_on): disabled,
+# the completion filter cleared, the buffer emptied, tracing on again
+MP_TR=/sys/kernel/debug/tracing
+MP_EVENTS="blk_mpath_map blk_mpath_complete blk_mpath_path_state"
+mp_trace_off() {
+	local e
+	[ -d $MP_TR/events/blk_mpath ] || return 0
+	echo 0 >$MP_TR/tracing_on
+	for e in $MP_EVENTS; do echo 0 >$MP_TR/events/blk_mpath/$e/enable; done
+	echo 0 >$MP_TR/events/blk_mpath/blk_mpath_complete/filter
+	: >$MP_TR/trace
+	echo 1 >$MP_TR/tracing_on
+}
+
 # Between scenarios: no held request, no injected fault, both LUN paths plugged,
-# no multipathd, no maps, no scsi_debug, paths running.
+# no multipathd, no maps, no scsi_debug, paths running, no engine tracing.
 test_cleanup() {
 	local d
 	hostctl_reset
@@ -351,6 +365,8 @@ test_cleanup() {
 		[ -e "$d" ] && [ "$(cat "$d")" != running ] && echo running >"$d"
 	done
 	pkill -9 fio 2>/dev/null
+	# the engine's trace events a scenario left on (tests/lib/faults.sh)
+	mp_trace_off
 	dmsetup remove_all --force >/dev/null 2>&1
 	# LIO tcm_loop ports and backstores a scenario left (tests/lib/lio.sh)
 	if [ -d /sys/kernel/config/target/loopback ]; then

@@ -327,40 +327,44 @@ fault_host_clear() {
 }
 need_hostctl() { hostctl_available || fail "the host fault agent does not answer on ttyS1"; }
 
-# mp_trace_on / mp_trace_timeline: the engine's own account of a failover
-# (blk-mpath only; its trace events).  mp_trace_timeline prints, in ms from
-# the first path failure: path state changes, every completion with an
-# error class, map results other than "remapped" in runs, and the first
-# remapped request on each path after the failure.
-MP_TR=/sys/kernel/debug/tracing
+# The engine's own account of a failover (blk-mpath only; its trace
+# events).  mp_trace_on enables the events: call it before fio starts (a
+# trace event enabled under I/O patches code that every CPU is running,
+# which TCG has mishandled: tests/run-guest.sh).  mp_trace_mark empties the
+# buffer right before the fault (no code patching), mp_trace_stop stops
+# recording (call it shortly after the failure, so the ring buffer keeps
+# it), mp_trace_timeline prints, in ms from the first path failure: path
+# state changes, completions with an error class, map results other than
+# "remapped" in runs, and the first remapped request on each path after
+# the failure; mp_trace_off (tests/lib/common.sh) disables the events.
 mp_trace_on() {
+	local e
 	[ "$ENGINE" = new ] && [ -d $MP_TR/events/blk_mpath ] || return 0
 	echo 0 >$MP_TR/tracing_on
-	: >$MP_TR/trace
 	echo 4096 >$MP_TR/buffer_size_kb
 	# completions: only those with an error class (0: none)
 	echo 'err_class != 0' >$MP_TR/events/blk_mpath/blk_mpath_complete/filter
-	for e in blk_mpath_map blk_mpath_complete blk_mpath_path_state; do
-		echo 1 >$MP_TR/events/blk_mpath/$e/enable
-	done
+	for e in $MP_EVENTS; do echo 1 >$MP_TR/events/blk_mpath/$e/enable; done
+	: >$MP_TR/trace
 	echo 1 >$MP_TR/tracing_on
 }
+mp_trace_mark() { [ "$ENGINE" = new ] && [ -d $MP_TR/events/blk_mpath ] && : >$MP_TR/trace; return 0; }
+mp_trace_stop() { [ -d $MP_TR/events/blk_mpath ] && echo 0 >$MP_TR/tracing_on; return 0; }
 mp_trace_timeline() {
 	[ "$ENGINE" = new ] && [ -d $MP_TR/events/blk_mpath ] || return 0
 	echo 0 >$MP_TR/tracing_on
-	for e in blk_mpath_map blk_mpath_complete blk_mpath_path_state; do
-		echo 0 >$MP_TR/events/blk_mpath/$e/enable
-	done
-	echo 0 >$MP_TR/events/blk_mpath/blk_mpath_complete/filter 2>/dev/null
 	say "engine timeline (ms from the first path failure):"
 	grep -v '^#' $MP_TR/trace | awk '
 	function flush() { if (run) printf "#   %8.1f..%8.1f  %5d maps: %s\n", (rs - t0) * 1000, (re - t0) * 1000, run, rk; run = 0 }
 	{
+		t = ""; ev = ""
 		for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { t = substr($i, 1, length($i) - 1) + 0; ev = $(i + 1); break }
+		if (t == "") { lost = lost " " $0; next }	# "CPU:N [LOST M EVENTS]"
 		line[++n] = $0; tt[n] = t; ee[n] = ev
 		if (!t0 && ev == "blk_mpath_path_state:" && $0 ~ / failed /) t0 = t
 	}
 	END {
+		if (lost != "") print "#   the ring buffer lost events:" lost
 		if (!t0) { print "#   (no path failure traced)"; exit }
 		for (k = 1; k <= n; k++) {
 			t = tt[k]; ev = ee[k]; $0 = line[k]
