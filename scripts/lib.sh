@@ -19,6 +19,17 @@ need_pkgs() {
 	done
 	[ ${#missing[@]} -eq 0 ] && return 0
 	[ "$(id -u)" -eq 0 ] || die "missing packages (${missing[*]}); run as root or install them"
+	# one apt-get at a time (make test builds the kernel and the guest root
+	# side by side); what another caller installed meanwhile is not missing
+	mkdir -p "$CACHE"
+	(
+	flock 8 || die "cannot lock $CACHE/apt.lock"
+	missing=()
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+			missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && exit 0
 	log "installing Debian packages: ${missing[*]}"
 	if [ ! -e "$CACHE/.apt-updated" ] || [ -n "$(find "$CACHE/.apt-updated" -mmin +720 2>/dev/null)" ]; then
 		mkdir -p "$CACHE"
@@ -29,6 +40,7 @@ need_pkgs() {
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" \
 		>"$CACHE/apt-install.log" 2>&1 ||
 		{ tail -20 "$CACHE/apt-install.log" >&2; die "apt-get install ${missing[*]} failed (see $CACHE/apt-install.log)"; }
+	) 8>"$CACHE/apt.lock" || exit 1
 }
 
 # The Debian mirror this machine uses, read from its apt sources (never hard-coded).

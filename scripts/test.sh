@@ -21,7 +21,12 @@ export TIMEOUT
 t0=$(date +%s)
 log "blk-mpath test: engine=$ENGINE tests=${T:-default} tier=$TIER kernel=$KVARIANT cache=$CACHE"
 need_pkgs qemu-system-x86 qemu-utils debootstrap rsync e2fsprogs gcc make libdevmapper-dev
+# the guest root (debootstrap: mostly waiting on the archive and dpkg) is
+# built beside the kernel; its progress lines go to stderr as usual
+"$TOP/images/build-rootfs.sh" >/dev/null &
+rootfs_pid=$!
 OUT=$("$TOP/kernel/build.sh" "$KVARIANT" | tail -1) || die "kernel build failed"
+wait $rootfs_pid || die "guest root build failed (see the lines above)"
 [ -d "$OUT" ] || die "kernel build gave no output directory"
 make -s -C "$TOP/userspace" >"$CACHE/userspace-build.log" 2>&1 || { cat "$CACHE/userspace-build.log"; die "userspace tools failed to build"; }
 log "build stage done after $(($(date +%s) - t0)) s"

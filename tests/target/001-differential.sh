@@ -46,12 +46,12 @@ cases+=("0 0 1 1 round-robin 0 1 1 $A 1|fail_path $B;switch_group 2;disable_grou
 cases+=("1 queue_if_no_path 0 2 2 round-robin 0 2 1 $A 1 $B 1 round-robin 0 2 1 $C 1 $D 1|fail_path $C;fail_path $D;fail_path $A;fail_path $B;reinstate_path $D")
 say "${#cases[@]} cases"
 [ ${#cases[@]} -ge 50 ] || fail "only ${#cases[@]} cases"
-# make test (quick tier) records every sixth case and the last four (the
+# make test (quick tier) records every tenth case and the last four (the
 # odd ones); make test-full records all of them
 if [ "${TIER:-quick}" = quick ]; then
 	sel=()
 	for i in "${!cases[@]}"; do
-		{ [ $((i % 6)) = 0 ] || [ "$i" -ge $((${#cases[@]} - 4)) ]; } && sel+=("${cases[$i]}")
+		{ [ $((i % 10)) = 0 ] || [ "$i" -ge $((${#cases[@]} - 4)) ]; } && sel+=("${cases[$i]}")
 	done
 	cases=("${sel[@]}")
 	say "quick tier: ${#cases[@]} of them (make test-full records all)"
