@@ -59,4 +59,68 @@ run_set null_blk rand4k raw::: new:mq:none:service-time new:mq::service-time new
 	stock:mq::service-time stock:bio::service-time
 run_set sdebug seq64k raw::: stock:mq::service-time stock:bio::service-time new:mq::service-time
 run_set sdebug seq64k-libaio stock:mq::service-time stock:bio::service-time new:mq::service-time
+# ---- allocations per I/O --------------------------------------------------------
+# Counted, not sampled: the kmem trace events (every kmalloc and
+# kmem_cache_alloc, with its call site and bytes) over two fio runs of
+# different lengths (4k random reads, libaio QD16, null_blk); the
+# difference between the runs, divided by the difference in I/Os, is what
+# one more I/O allocates (fio's start-up allocations cancel out).  Run last:
+# enabling the events patches code every CPU is running (see
+# tests/run-guest.sh).  Transient: most of it is freed at completion.
+KM="kmem_cache_alloc kmalloc kmem_cache_alloc_node kmalloc_node"
+km_events() { local e; for e in $KM; do [ -e "$T/events/kmem/$e/enable" ] && echo "$1" >"$T/events/kmem/$e/enable"; done; }
+T=/sys/kernel/debug/tracing
+alloc_run() { # dev n -> "ios bytes allocs" ; leaves the trace in /tmp/kmem.$2
+	local out ios
+	: >$T/trace
+	echo 1 >$T/tracing_on
+	out=$(fio --name=a --filename="$1" --rw=randread --bs=4k --iodepth=16 --ioengine=libaio --direct=1 \
+		--number_ios="$2" --size=1G --output-format=json 2>&1) || { echo "$out" | tail -3 >&2; return 1; }
+	echo 0 >$T/tracing_on
+	grep -E ' (kmem_cache_alloc|kmalloc)(_node)?: ' $T/trace >"/tmp/kmem.$2"
+	ios=$(python3 -c 'import json,sys; t=sys.stdin.read(); print(json.loads(t[t.index("{"):])["jobs"][0]["read"]["total_ios"])' <<<"$out")
+	awk -v ios="$ios" '{ if (match($0, /bytes_alloc=[0-9]+/)) b += substr($0, RSTART + 12, RLENGTH - 12); n++ }
+		END { printf "%d %d %d\n", ios, b, n }' "/tmp/kmem.$2"
+	grep -q 'LOST' $T/trace && die_bench "allocations: the trace buffer lost events"
+	return 0
+}
+alloc_case() { # case label
+	local c=$1 eng mode sched sel feat dev a b
+	IFS=: read -r eng mode sched sel <<<"$c"
+	if [ "$eng" = raw ]; then
+		dev=/dev/$PA
+	else
+		[ "$eng" = stock ] && use_stock || use_new
+		feat=0; [ "$mode" = bio ] && feat="2 queue_mode bio"
+		dmsetup create bcase --table "0 $N multipath $feat 0 $(sel_table "$sel")" || die_bench "alloc map $c"
+		dev=/dev/mapper/bcase
+	fi
+	a=$(alloc_run "$dev" 1000) && b=$(alloc_run "$dev" 4000) || die_bench "allocations: fio failed ($c)"
+	read -r i1 b1 n1 <<<"$a"; read -r i2 b2 n2 <<<"$b"
+	[ $((i2 - i1)) -gt 0 ] || die_bench "allocations: no I/O difference ($c)"
+	printf '%-22s %8.1f bytes %6.2f allocations per I/O   (runs: %d I/Os %d bytes, %d I/Os %d bytes)\n' "$(label "$c")" \
+		"$(awk -v a="$b1" -v b="$b2" -v i="$i1" -v j="$i2" 'BEGIN {print (b - a) / (j - i)}')" \
+		"$(awk -v a="$n1" -v b="$n2" -v i="$i1" -v j="$i2" 'BEGIN {print (b - a) / (j - i)}')" "$i1" "$b1" "$i2" "$b2"
+	# where the longer run's allocations came from, per I/O
+	sed -n 's/.*call_site=\([^ ]*\).*bytes_alloc=\([0-9]*\).*/\1 \2/p' /tmp/kmem.4000 | sed 's/+0x[0-9a-f/x]*//' |
+		awk -v i="$i2" '{ n[$1]++; b[$1] += $2 } END { for (k in n) if (n[k] / i >= 0.2) printf "    %-40s %6.2f per I/O %8.1f bytes per I/O\n", k, n[k] / i, b[k] / i }' |
+		sort -k4 -nr | head -6
+	[ "$eng" = raw ] || dmsetup remove bcase
+}
+echo
+echo "== allocations per I/O (kmem trace events, null_blk, 4k random reads, libaio QD16): what one more I/O allocates"
+modprobe null_blk nr_devices=2 queue_mode=2 irqmode=0 gb=4 bs=4096 hw_queue_depth=128 submit_queues=2 ||
+	die_bench "null_blk"
+PA=nullb0 PB=nullb1; A=$(mm "$PA") B=$(mm "$PB") N=$(sectors /dev/nullb0)
+udevadm control --stop-exec-queue
+echo 0 >$T/tracing_on
+echo 16384 >$T/buffer_size_kb
+km_events 1
+for c in raw::: stock:mq::service-time stock:bio::service-time new:mq::service-time new:bio::service-time; do
+	alloc_case "$c"
+done
+km_events 0
+udevadm control --start-exec-queue
+echo 1 >$T/tracing_on
+modprobe -r null_blk
 echo "PROFILE: DONE"
