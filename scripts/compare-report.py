@@ -171,7 +171,9 @@ def main():
         s, n = fr[sc].get("stock", {}), fr[sc].get("new", {})
         keys = [k for k in list(s) + [k for k in n if k not in s] if k not in ("gap_ms", "stall_ms")]
         det = "; ".join("%s %s/%s" % (k, s.get(k, "-"), n.get(k, "-")) for k in keys)
-        rows.append([sc, vn.get("faults/" + sc, ("?",))[0], s.get("gap_ms", "-"), n.get("gap_ms", "-"),
+        # a fault result can come from another suite (target/009 SG_IO)
+        v = vn.get("faults/" + sc) or next((vn[k] for k in vn if k.endswith("/" + sc)), ("?",))
+        rows.append([sc, v[0], s.get("gap_ms", "-"), n.get("gap_ms", "-"),
                      s.get("stall_ms", "-"), n.get("stall_ms", "-"), det])
     if rows:
         r.table(["scenario", "verdict", "stock gap ms", "blk-mpath gap ms", "stock stall ms",
@@ -183,7 +185,7 @@ def main():
             with open(dat, "w") as f:
                 for i, (sc, a, b) in enumerate(gaps):
                     f.write("%d %s %s %s\n" % (i, sc[:3], a, b))
-            gnuplot("""set terminal pngcairo size 1000,420
+            gnuplot("""set terminal pngcairo noenhanced size 1000,420
 set output '%s'
 set title 'Failover gap per fault scenario (longest completion latency, ms; log scale)'
 set style data histograms
@@ -213,14 +215,16 @@ plot '%s' using 3:xtic(2) title 'stock dm-multipath', '' using 4 title 'blk-mpat
         dat = os.path.join(outdir, "ratios.dat")
         with open(dat, "w") as f:
             f.write(ratios + "\n")
-        gnuplot("""set terminal pngcairo size 1000,460
+        gnuplot("""set terminal pngcairo noenhanced size 1000,460
 set output '%s'
-set title 'IOPS relative to the raw path (median, bars: min..max over the rounds)'
+set title 'IOPS relative to the raw path, 4k random reads (median, bars: min..max over the rounds)'
 set style data histograms
 set style histogram errorbars gap 2 lw 1
 set style fill solid 0.7 border -1
 set yrange [0:*]
 set xtics rotate by -30
+set rmargin 14
+set bmargin 9
 set ylabel 'x raw'
 plot '%s' using 3:2:4:xtic(1) notitle
 """ % (os.path.join(outdir, "bench.png"), dat))
@@ -247,7 +251,7 @@ plot '%s' using 3:2:4:xtic(1) notitle
             series.append((out, label))
     if series:
         plots = ", ".join("'%s' using 1:2 with steps lw 2 title '%s'" % s for s in series)
-        gnuplot("""set terminal pngcairo size 1000,420
+        gnuplot("""set terminal pngcairo noenhanced size 1000,420
 set output '%s'
 set title 'Completed I/Os per 100 ms around the path failure (t = 0: fault injected)'
 set xlabel 's'

@@ -159,19 +159,19 @@ fio_start() {
 	fio --name=fault --filename="/dev/mapper/$map" --rw=randwrite --bs=4k --size=64M \
 		--ioengine=libaio --iodepth=8 --direct=1 --verify=crc32c --verify_backlog=256 \
 		--verify_fatal=1 --time_based --runtime="$secs" --output-format=json \
-		--output="$FIO_OUT" --write_lat_log="$FIO_LOG" --log_avg_msec=0 "$@" \
+		--output="$FIO_OUT" --write_lat_log="$FIO_LOG" --log_avg_msec=0 --log_unix_epoch=1 "$@" \
 		>/dev/null 2>"$FIO_OUT.err" &
 	FIO_PID=$!
-	FIO_T0=$(date +%s%3N)
 	FIO_SECS=$secs
 	rm -f "$FAULT_RES/$FAULT_NAME-$ENGINE.mark"
 	# the fault must land on I/O: wait until fio's writes reach the map
 	fio_flowing "$map" 30
 }
 
-# fault_mark: the fault starts now (ms since fio started, for the plots of
+# fault_mark: the fault starts now (ms since the epoch, the time base of
+# fio's latency log: --log_unix_epoch; for the plots of
 # completions per 100 ms around the fault: make compare)
-fault_mark() { echo $(($(date +%s%3N) - FIO_T0)) >"$FAULT_RES/$FAULT_NAME-$ENGINE.mark"; }
+fault_mark() { date +%s%3N >"$FAULT_RES/$FAULT_NAME-$ENGINE.mark"; }
 
 # fio_wait [grace secs]: wait for fio; a fio still running grace s after its
 # runtime is a hang: the blocked tasks are dumped and the scenario fails.
