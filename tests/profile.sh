@@ -101,10 +101,13 @@ alloc_case() { # case label
 	printf '%-22s %8.1f bytes %6.2f allocations per I/O   (runs: %d I/Os %d bytes, %d I/Os %d bytes)\n' "$(label "$c")" \
 		"$(awk -v a="$b1" -v b="$b2" -v i="$i1" -v j="$i2" 'BEGIN {print (b - a) / (j - i)}')" \
 		"$(awk -v a="$n1" -v b="$n2" -v i="$i1" -v j="$i2" 'BEGIN {print (b - a) / (j - i)}')" "$i1" "$b1" "$i2" "$b2"
-	# where the longer run's allocations came from, per I/O
-	sed -n 's/.*call_site=\([^ ]*\).*bytes_alloc=\([0-9]*\).*/\1 \2/p' /tmp/kmem.4000 | sed 's/+0x[0-9a-f/x]*//' |
-		awk -v i="$i2" '{ n[$1]++; b[$1] += $2 } END { for (k in n) if (n[k] / i >= 0.2) printf "    %-40s %6.2f per I/O %8.1f bytes per I/O\n", k, n[k] / i, b[k] / i }' |
-		sort -k4 -nr | head -6
+	# by call site: the longer run's count minus the shorter run's, per extra I/O
+	for f in /tmp/kmem.1000 /tmp/kmem.4000; do
+		sed -n 's/.*call_site=\([^ ]*\).*bytes_alloc=\([0-9]*\).*/\1 \2/p' "$f" | sed 's/+0x[0-9a-f/x]*//' |
+			awk -v f="${f##*.}" '{ print f, $1, $2 }'
+	done | awk -v d=$((i2 - i1)) '{ s = ($1 == 4000) ? 1 : -1; n[$2] += s; b[$2] += s * $3 }
+		END { for (k in n) if (n[k] / d >= 0.1) printf "    %-40s %6.2f per I/O %8.1f bytes per I/O\n", k, n[k] / d, b[k] / d }' |
+		sort -k5 -nr | head -8
 	[ "$eng" = raw ] || dmsetup remove bcase
 }
 echo
