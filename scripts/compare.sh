@@ -5,6 +5,8 @@
 . "$(dirname "$0")/lib.sh"
 need_pkgs gnuplot-nox python3
 t0=$(date +%s)
+# the commit under test, read before the run (later commits are not in it)
+commit="$(git -C "$TOP" rev-parse --short HEAD 2>/dev/null)$(git -C "$TOP" diff --quiet 2>/dev/null || echo '+changes')"
 OUTD=$TOP/results/compare
 rm -rf "$OUTD"; mkdir -p "$OUTD"
 rc=0
@@ -17,7 +19,7 @@ done
 {
 	echo "Run of $(date -u '+%Y-%m-%d %H:%M UTC') on $(uname -n) ($(nproc) CPUs, QEMU TCG guest," \
 		"kernel $(cat "$OUTD"/new/console.log 2>/dev/null | grep -aom1 'kernel [^ ]*blkmpath[^ ,]*' | cut -d' ' -f2))," \
-		"blk-mpath commit $(git -C "$TOP" rev-parse --short HEAD 2>/dev/null)$(git -C "$TOP" diff --quiet 2>/dev/null || echo '+changes')."
+		"blk-mpath commit $commit."
 	echo "Test summary: $(tail -1 "$OUTD/test.log")."
 } >"$OUTD/about.txt"
 /usr/bin/python3 "$TOP/scripts/compare-report.py" "$OUTD" "$OUTD" || die "the report generator failed"
