@@ -46,7 +46,13 @@ for e in "${engines[@]}"; do
 		[ "$e" = new ] && for s in engine target faults; do [ -d "$TOP/tests/$s" ] && sel="$sel,$s"; done
 	fi
 	W=$CACHE/run-$KVARIANT-$e${RUN_TAG:+-$RUN_TAG}
-	MODE=test ENGINE=$e T=$sel GUEST_APPEND="blkmpath.tier=$TIER blkmpath.tscale=$TSCALE ${GUEST_APPEND:-}" \
+	# The debug kernel boots with 4-level paging: with 5-level paging (QEMU's
+	# -cpu max offers LA57) its KASAN reported a wild-memory-access in
+	# do_raw_spin_lock() from handle_edge_irq() during identify_boot_cpu(),
+	# 1.9 s into the boot, before any block or dm code runs; the same boot
+	# with no5lvl was clean (2026-12-04, one boot each).
+	dbg=; [ "$KVARIANT" = debug ] && dbg=no5lvl
+	MODE=test ENGINE=$e T=$sel GUEST_APPEND="blkmpath.tier=$TIER blkmpath.tscale=$TSCALE $dbg ${GUEST_APPEND:-}" \
 		"$TOP/images/run-guest.sh" "$OUT" "$W" || rc=1
 	s=$(cat "$W/summary" 2>/dev/null)
 	if [ -n "$s" ]; then
