@@ -13,7 +13,7 @@ help:
 	@echo "make test-full                 - make test plus the full fault matrix and long scenarios (TIER=full)"
 	@echo "make soak [SOAK_CYCLES=1000]   - 1000 fail/reinstate cycles under fio verify on blk-mpath"
 	@echo "make test-debug                - engine, target and fault suites on the KASAN/lockdep/kmemleak kernel"
-	@echo "make bench                     - raw vs stock mq vs stock bio vs blk-mpath (fio, null_blk)"
+	@echo "make bench                     - raw vs stock mq vs stock bio vs blk-mpath (fio; null_blk, scsi_debug, LIO paths)"
 	@echo "make profile                   - perf profile of the bench's null_blk and 64k cases (where the CPU time goes)"
 	@echo "make compare                   - both engines over the same work: results/compare/report.html"
 	@echo "make kernel | kernel-debug | series | checkpatch | userspace"
