@@ -10,25 +10,24 @@ JOBS=${JOBS:-$(nproc)}
 log()  { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die()  { printf '[%s] ERROR: %s\n' "$(date +%H:%M:%S)" "$*" >&2; exit 1; }
 
+# missing_pkgs PKG...: those not installed, one per line
+missing_pkgs() {
+	local p
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || echo "$p"
+	done
+}
 # need_pkgs PKG... : install missing Debian packages with apt-get.
 need_pkgs() {
-	local missing=() p
-	for p in "$@"; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
-			missing+=("$p")
-	done
-	[ ${#missing[@]} -eq 0 ] && return 0
-	[ "$(id -u)" -eq 0 ] || die "missing packages (${missing[*]}); run as root or install them"
+	local missing
+	[ -z "$(missing_pkgs "$@")" ] && return 0
+	[ "$(id -u)" -eq 0 ] || die "missing packages ($(missing_pkgs "$@" | tr '\n' ' ')); run as root or install them"
 	# one apt-get at a time (make test builds the kernel and the guest root
 	# side by side); what another caller installed meanwhile is not missing
 	mkdir -p "$CACHE"
 	(
 	flock 8 || die "cannot lock $CACHE/apt.lock"
-	missing=()
-	for p in "$@"; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
-			missing+=("$p")
-	done
+	mapfile -t missing < <(missing_pkgs "$@")
 	[ ${#missing[@]} -eq 0 ] && exit 0
 	log "installing Debian packages: ${missing[*]}"
 	if [ ! -e "$CACHE/.apt-updated" ] || [ -n "$(find "$CACHE/.apt-updated" -mmin +720 2>/dev/null)" ]; then

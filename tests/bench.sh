@@ -127,37 +127,42 @@ sel_table() { # selector -> groups part of the table (after features and hw hand
 	round-robin) echo "1 1 round-robin 0 2 1 $A 1 $B 1" ;;
 	esac
 }
+# case_setup CASE WHERE: the device a case measures: the raw path, or a map
+# "bcase" on the case's engine, queue mode, scheduler and selector, checked
+# to be served by that engine.  Sets CASE_DEV and CASE_PATHS (the path
+# devices under it).  case_teardown removes the map.
+case_setup() {
+	local c=$1 eng mode sched sel feat
+	IFS=: read -r eng mode sched sel <<<"$c"
+	CASE_DEV=/dev/$PA CASE_PATHS="$PA"
+	[ "$eng" = raw ] && return 0
+	[ "$eng" = stock ] && use_stock || use_new
+	feat=0
+	[ "$mode" = bio ] && feat="2 queue_mode bio"
+	dmsetup create bcase --table "0 $N multipath $feat 0 $(sel_table "$sel")" ||
+		die_bench "cannot create $c on $2"
+	if [ -n "$sched" ] && [ "$mode" != bio ]; then
+		echo "$sched" >"/sys/block/$(dmsetup info -c --noheadings -o blkdevname bcase | tr -d ' ')/queue/scheduler"
+	fi
+	[ "$(module_of_map)" = "$([ "$eng" = stock ] && echo stock || echo blk-mpath)" ] ||
+		die_bench "$c: the loaded dm_multipath is not $eng's"
+	CASE_DEV=/dev/mapper/bcase CASE_PATHS="$PA $PB"
+}
+case_teardown() { [ "$CASE_DEV" = /dev/mapper/bcase ] && dmsetup remove bcase; return 0; }
+
 # run_case SET WL CASE ROUND: one measurement, appended to $RES/<set>.<wl>.<case>
 run_case() {
-	local set=$1 wl=$2 c=$3 r=$4 eng mode sched= sel feat m dev
-	IFS=: read -r eng mode sched sel <<<"$c"
-	if [ "$eng" = raw ]; then
-		dev=/dev/$PA
-	else
-		[ "$eng" = stock ] && use_stock || use_new
-		feat=0
-		[ "$mode" = bio ] && feat="2 queue_mode bio"
-		dmsetup create bcase --table "0 $N multipath $feat 0 $(sel_table "$sel")" ||
-			die_bench "cannot create $c on $set"
-		if [ -n "$sched" ] && [ "$mode" != bio ]; then
-			echo "$sched" >"/sys/block/$(dmsetup info -c --noheadings -o blkdevname bcase | tr -d ' ')/queue/scheduler"
-		fi
-		[ "$(module_of_map)" = "$([ "$eng" = stock ] && echo stock || echo blk-mpath)" ] ||
-			die_bench "$c: the loaded dm_multipath is not $eng's"
-		dev=/dev/mapper/bcase
-	fi
+	local set=$1 wl=$2 c=$3 r=$4 m
+	case_setup "$c" "$set"
 	prof_start
-	if [ "$eng" = raw ]; then
-		m=$(measure "$dev" "$wl" "$PA")
-	else
-		m=$(measure "$dev" "$wl" "$PA" "$PB")
-	fi || die_bench "fio failed: $set $wl $c round $r"
+	# shellcheck disable=SC2086 # CASE_PATHS: one word per path
+	m=$(measure "$CASE_DEV" "$wl" $CASE_PATHS) || die_bench "fio failed: $set $wl $c round $r"
 	prof_stop "$set" "$wl" "$c" "$m"
 	# "iops cpu cs round cpus kib"
 	read -r m1 m2 m3 m4 m5 <<<"$m"
 	echo "$m1 $m2 $m3 $r $m4 $m5" >>"$RES/$set.$wl.${c//:/_}"
 	echo "  $set $wl $c round $r: $m" >&2
-	[ "$eng" = raw ] || dmsetup remove bcase
+	case_teardown
 }
 
 # cases: engine:queue_mode:scheduler:selector (empty scheduler: the default)

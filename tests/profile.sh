@@ -84,18 +84,10 @@ alloc_run() { # dev n -> "ios bytes allocs" ; leaves the trace in /tmp/kmem.$2
 	grep -q 'LOST' $T/trace && die_bench "allocations: the trace buffer lost events"
 	return 0
 }
-alloc_case() { # case label
-	local c=$1 eng mode sched sel feat dev a b
-	IFS=: read -r eng mode sched sel <<<"$c"
-	if [ "$eng" = raw ]; then
-		dev=/dev/$PA
-	else
-		[ "$eng" = stock ] && use_stock || use_new
-		feat=0; [ "$mode" = bio ] && feat="2 queue_mode bio"
-		dmsetup create bcase --table "0 $N multipath $feat 0 $(sel_table "$sel")" || die_bench "alloc map $c"
-		dev=/dev/mapper/bcase
-	fi
-	a=$(alloc_run "$dev" 1000) && b=$(alloc_run "$dev" 4000) || die_bench "allocations: fio failed ($c)"
+alloc_case() { # case
+	local c=$1 a b
+	case_setup "$c" null_blk
+	a=$(alloc_run "$CASE_DEV" 1000) && b=$(alloc_run "$CASE_DEV" 4000) || die_bench "allocations: fio failed ($c)"
 	read -r i1 b1 n1 <<<"$a"; read -r i2 b2 n2 <<<"$b"
 	[ $((i2 - i1)) -gt 0 ] || die_bench "allocations: no I/O difference ($c)"
 	printf '%-22s %8.1f bytes %6.2f allocations per I/O   (runs: %d I/Os %d bytes, %d I/Os %d bytes)\n' "$(label "$c")" \
@@ -108,7 +100,7 @@ alloc_case() { # case label
 	done | awk -v d=$((i2 - i1)) '{ s = ($1 == 4000) ? 1 : -1; n[$2] += s; b[$2] += s * $3 }
 		END { for (k in n) if (n[k] / d >= 0.1) printf "    %-40s %6.2f per I/O %8.1f bytes per I/O\n", k, n[k] / d, b[k] / d }' |
 		sort -k5 -nr | head -8
-	[ "$eng" = raw ] || dmsetup remove bcase
+	case_teardown
 }
 echo
 echo "== allocations per I/O (kmem trace events, null_blk, 4k random reads, libaio QD16): what one more I/O allocates"

@@ -337,9 +337,11 @@ need_hostctl() { hostctl_available || fail "the host fault agent does not answer
 # state changes, completions with an error class, map results other than
 # "remapped" in runs, and the first remapped request on each path after
 # the failure; mp_trace_off (tests/lib/common.sh) disables the events.
+# the engine's events exist and the engine under test is blk-mpath
+mp_traced() { [ "$ENGINE" = new ] && [ -d $MP_TR/events/blk_mpath ]; }
 mp_trace_on() {
 	local e
-	[ "$ENGINE" = new ] && [ -d $MP_TR/events/blk_mpath ] || return 0
+	mp_traced || return 0
 	echo 0 >$MP_TR/tracing_on
 	echo 4096 >$MP_TR/buffer_size_kb
 	# completions: only those with an error class (0: none)
@@ -348,10 +350,10 @@ mp_trace_on() {
 	: >$MP_TR/trace
 	echo 1 >$MP_TR/tracing_on
 }
-mp_trace_mark() { [ "$ENGINE" = new ] && [ -d $MP_TR/events/blk_mpath ] && : >$MP_TR/trace; return 0; }
+mp_trace_mark() { mp_traced && : >$MP_TR/trace; return 0; }
 mp_trace_stop() { [ -d $MP_TR/events/blk_mpath ] && echo 0 >$MP_TR/tracing_on; return 0; }
 mp_trace_timeline() {
-	[ "$ENGINE" = new ] && [ -d $MP_TR/events/blk_mpath ] || return 0
+	mp_traced || return 0
 	echo 0 >$MP_TR/tracing_on
 	say "engine timeline (ms from the first path failure):"
 	grep -v '^#' $MP_TR/trace | awk '
