@@ -3,8 +3,8 @@
 # targetcli-fb needs a D-Bus system bus the guest does not run.
 #
 #   lio_setup NPORTS [ACCESS_TYPE]  one 64 MiB rd_mcp LUN (vpd_unit_serial set)
-#       behind NPORTS tcm_loop WWNs (one SCSI host each, LUN 0), port i's
-#       lun_0 in its own ALUA target port group, tg_pt_gp_id i, with
+#       behind NPORTS tcm_loop WWNs (one SCSI host each, LUN $LIO_LUN, 0
+#       unless set), port i's LUN in its own ALUA target port group, tg_pt_gp_id i, with
 #       alua_access_type ACCESS_TYPE (1 implicit (default), 2 explicit,
 #       3 implicit+explicit); every group starts active/optimized.  Sets
 #       LIO_PATHS (sdX, port order), LIO_MM (their MAJ:MIN), LIO_HCTLS.
@@ -15,7 +15,10 @@
 #       next write.  "offline" is the port's secondary state
 #       (lio_port_offline PORT 1), see below.
 #   lio_trans_delay PORT MS          trans_delay_msecs of PORT's group
-#   lio_port_offline PORT 0|1        lun_0/alua_tg_pt_offline
+#   lio_port_offline PORT 0|1        lun_N/alua_tg_pt_offline
+#   lio_acl PORT / lio_lun_map PORT 0|1  an explicit ACL for port PORT's
+#       initiator, then the LUN masked from it (ILLEGAL REQUEST 25/00) and
+#       mapped again; needs LIO_LUN=1 or above before lio_setup
 #   lio_state_of / lio_status_of PORT  the group's alua_access_state (number)
 #       and alua_access_status ("Altered by Explicit STPG", ...)
 #   lio_dh_state_of PORT             scsi_dh_alua's view (sysfs access_state)
@@ -41,10 +44,12 @@ LIO_DEV=$LIO_HBA/blkmpath
 LIO_MB=64
 # (few subshells here: a fork costs tens of ms under TCG)
 
-# _lio_port PORT: LIO_T (its tpgt_1), LIO_L (lun_0), LIO_G (its ALUA group)
+# the LUN number the ports export (set before lio_setup; 0 by default)
+LIO_LUN=${LIO_LUN:-0}
+# _lio_port PORT: LIO_T (its tpgt_1), LIO_L (lun_$LIO_LUN), LIO_G (its ALUA group)
 _lio_port() {
 	printf -v LIO_T '%s/loopback/naa.50014050000%05d/tpgt_1' "$LIO_CFG" "$1"
-	LIO_L=$LIO_T/lun/lun_0
+	LIO_L=$LIO_T/lun/lun_$LIO_LUN
 	LIO_G=$LIO_DEV/alua/port$1
 }
 lio_lun() { _lio_port "$1"; echo "$LIO_L"; }	# configfs dir of port PORT's LUN 0
@@ -92,7 +97,7 @@ lio_setup() {
 		ln -s "$LIO_DEV" "$LIO_L/blkmpath" || fail "cannot export the LUN on port $i"
 		echo "port$i" >"$LIO_L/alua_tg_pt_gp" || fail "cannot put port $i in ALUA group $i"
 		read -r a <"$LIO_T/address" || fail "port $i has no SCSI address"
-		LIO_HCTLS+=("$a:0")
+		LIO_HCTLS+=("$a:$LIO_LUN")
 	done
 	for ((i = 1; i <= n; i++)); do
 		h=${LIO_HCTLS[i - 1]}
@@ -154,6 +159,36 @@ lio_port_offline() { # PORT 0|1
 	echo "$2" >"$LIO_L/alua_tg_pt_offline" || fail "lio: alua_tg_pt_offline $2 on port $1"
 }
 
+# lio_acl PORT: an explicit ACL for port PORT's initiator (its nexus), with
+# the LUN mapped.  The nexus's session was bound to a dynamic (demo mode)
+# ACL; creating the ACL by that name makes it explicit in place
+# (core_tpg_add_initiator_node_acl) and the mapping replaces the dynamic
+# one (core_enable_device_list_for_node), so the SCSI device stays.
+lio_acl() {
+	local acl
+	_lio_port "$1"
+	printf -v acl '%s/acls/naa.50014051000%05d' "$LIO_T" "$1"
+	mkdir -p "$acl/lun_$LIO_LUN" || fail "lio: cannot create the ACL of port $1"
+	ln -s "$LIO_L" "$acl/lun_$LIO_LUN/map" || fail "lio: cannot map LUN $LIO_LUN in the ACL of port $1"
+}
+# lio_lun_map PORT 0|1: take the LUN out of port PORT's ACL (masked from
+# that initiator: every command but INQUIRY / REPORT LUNS gets ILLEGAL
+# REQUEST 25/00, "logical unit not supported") or put it back.  Not for
+# LUN 0: an initiator with no LUN 0 mapped reaches LIO's virtual LUN 0
+# instead (writes: DATA PROTECT, reads past its one page: 21/00).
+lio_lun_map() {
+	local acl
+	[ "$LIO_LUN" != 0 ] || fail "lio_lun_map: LUN 0 cannot be masked (LIO's virtual LUN 0)"
+	_lio_port "$1"
+	printf -v acl '%s/acls/naa.50014051000%05d/lun_%s' "$LIO_T" "$1" "$LIO_LUN"
+	say "lio: port $1 LUN $LIO_LUN mapped=$2"
+	if [ "$2" = 1 ]; then
+		ln -s "$LIO_L" "$acl/map" || fail "lio: cannot map LUN $LIO_LUN on port $1 again"
+	else
+		rm "$acl/map" || fail "lio: cannot unmap LUN $LIO_LUN on port $1"
+	fi
+}
+
 # what the target says: access state number and status text of PORT's group
 lio_state_of()  { _lio_port "$1"; local v; read -r v <"$LIO_G/alua_access_state"; echo "$v"; }
 lio_status_of() { _lio_port "$1"; local v; read -r v <"$LIO_G/alua_access_status"; echo "$v"; }
@@ -184,7 +219,15 @@ lio_quiesce() {
 }
 
 lio_teardown() {
-	local w t l f g d links=() dirs=() gdirs=() left=() t0=${EPOCHREALTIME/./}
+	local w t l f g d links=() dirs=() gdirs=() left=() acls=() t0=${EPOCHREALTIME/./}
+	# explicit ACLs (lio_acl): their LUN mappings first; the ACLs go once
+	# the nexus is gone (an ACL waits for its sessions to let go of it,
+	# and tcm_loop has no close_session to make them)
+	for l in "$LIO_CFG"/loopback/naa.*/tpgt_*/acls/*/lun_*/; do
+		[ -d "$l" ] || continue
+		for f in "$l"*; do [ -L "$f" ] && rm -f "$f"; done
+		rmdir "$l"
+	done
 	for w in "$LIO_CFG"/loopback/naa.*/; do
 		[ -d "$w" ] || continue
 		for t in "$w"tpgt_*/; do
@@ -203,6 +246,7 @@ lio_teardown() {
 		for t in "$w"tpgt_*/; do
 			[ -d "$t" ] || continue
 			echo NULL >"${t}nexus" 2>/dev/null
+			for d in "$t"acls/*/; do [ -d "$d" ] && acls+=("$d"); done
 			dirs+=("$t")
 		done
 		dirs+=("$w")
@@ -219,6 +263,7 @@ lio_teardown() {
 	for d in "$LIO_CFG"/core/*/; do
 		[ -d "$d" ] && [ "$d" != "$LIO_CFG/core/alua/" ] && gdirs+=("$d")
 	done
+	[ ${#acls[@]} -eq 0 ] || rmdir "${acls[@]}"
 	[ ${#dirs[@]} -eq 0 ] || rmdir "${dirs[@]}"
 	[ ${#gdirs[@]} -eq 0 ] || rmdir "${gdirs[@]}"
 	[ -d /sys/module/tcm_loop ] && modprobe -r tcm_loop
