@@ -52,7 +52,7 @@ _lio_port() {
 	LIO_L=$LIO_T/lun/lun_$LIO_LUN
 	LIO_G=$LIO_DEV/alua/port$1
 }
-lio_lun() { _lio_port "$1"; echo "$LIO_L"; }	# configfs dir of port PORT's LUN 0
+lio_lun() { _lio_port "$1"; echo "$LIO_L"; }	# configfs dir of port PORT's LUN
 lio_gp()  { _lio_port "$1"; echo "$LIO_G"; }	# configfs dir of port PORT's ALUA group
 
 lio_setup() {
@@ -172,10 +172,10 @@ lio_acl() {
 	ln -s "$LIO_L" "$acl/lun_$LIO_LUN/map" || fail "lio: cannot map LUN $LIO_LUN in the ACL of port $1"
 }
 # lio_lun_map PORT 0|1: take the LUN out of port PORT's ACL (masked from
-# that initiator: every command but INQUIRY / REPORT LUNS gets ILLEGAL
+# that initiator: every command to the LUN, INQUIRY included, gets ILLEGAL
 # REQUEST 25/00, "logical unit not supported") or put it back.  Not for
 # LUN 0: an initiator with no LUN 0 mapped reaches LIO's virtual LUN 0
-# instead (writes: DATA PROTECT, reads past its one page: 21/00).
+# instead (writes: DATA PROTECT, reads past its 8 pages: 21/00).
 lio_lun_map() {
 	local acl
 	[ "$LIO_LUN" != 0 ] || fail "lio_lun_map: LUN 0 cannot be masked (LIO's virtual LUN 0)"
@@ -246,7 +246,13 @@ lio_teardown() {
 		for t in "$w"tpgt_*/; do
 			[ -d "$t" ] || continue
 			echo NULL >"${t}nexus" 2>/dev/null
-			for d in "$t"acls/*/; do [ -d "$d" ] && acls+=("$d"); done
+			# an ACL still held by a session would block rmdir for good:
+			# only once the nexus is gone (reading it fails then)
+			if read -r _ <"${t}nexus" 2>/dev/null; then
+				for d in "$t"acls/*/; do [ -d "$d" ] && left+=("$d (nexus still up)"); done
+			else
+				for d in "$t"acls/*/; do [ -d "$d" ] && acls+=("$d"); done
+			fi
 			dirs+=("$t")
 		done
 		dirs+=("$w")
