@@ -56,16 +56,21 @@ run_engine() {
 	dm_create lio_mb "0 $N multipath 0 1 alua 1 1 round-robin 0 2 1 $A 1 $B 1" || fail "create"
 	wa=$(sd_writes "${LIO_PATHS[0]}") wb=$(sd_writes "${LIO_PATHS[1]}")
 	dmesg_mark
+	mp_trace_on
 	fio_start lio_mb 6
 	[ "$(sd_writes "${LIO_PATHS[0]}")" -gt "$wa" ] && [ "$(sd_writes "${LIO_PATHS[1]}")" -gt "$wb" ] ||
 		fail "multibus: both paths should carry writes"
 	say "ok: both paths carry writes"
+	mp_trace_mark
 	lio_state 1 standby
 	fio_alive
 	wait_path lio_mb "$A" F 10 || { lio_evidence; fail "the path on the standby port did not fail"; }
 	sleep 0.5	# what was in flight on port 1 has completed
 	wa=$(sd_writes "${LIO_PATHS[0]}") wb=$(sd_writes "${LIO_PATHS[1]}")
+	mp_trace_stop
 	fio_expect_clean
+	mp_trace_timeline
+	mp_trace_off
 	expect_gap_below $BOUND_MS
 	gap_mb=$GAP_MS
 	dm_status lio_mb
