@@ -14,9 +14,6 @@ export DM_DISABLE_UDEV=1
 # and finds it active/optimized.
 BOUND_MS=5000	# the longest any I/O may take, failover included
 
-# sd_writes sdX: writes completed on a path (field 5 of the stat file)
-sd_writes() { awk '{print $5}' "/sys/block/$1/stat"; }
-
 run_engine() {
 	local A B N gap_fo gap_mb wa wb
 	lio_setup 2 1

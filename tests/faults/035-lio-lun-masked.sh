@@ -20,9 +20,6 @@ export DM_DISABLE_UDEV=1
 LIO_LUN=1
 BOUND_MS=5000
 
-# reads + writes completed by the disk sdX
-io_count() { local r w; read -r r _ _ _ w _ <"/sys/block/$1/stat"; echo $((r + w)); }
-
 run_engine() {
 	local A B N gap n0
 	lio_setup 2 1
@@ -59,12 +56,12 @@ run_engine() {
 	lio_lun_map 1 1
 	run dmsetup message lio_mask 0 reinstate_path "$A" || fail "reinstate"
 	run dmsetup message lio_mask 0 switch_group 1 || fail "switch_group 1"
-	n0=$(io_count "${LIO_PATHS[0]}")
+	n0=$(sd_writes "${LIO_PATHS[0]}")
 	fio_start lio_mask 3
 	fio_expect_clean
 	expect_eq "$(dm_path_states lio_mask)" AA "both paths active"
 	expect_eq "$(mp_active_group lio_mask)" 1 "group 1 is active again"
-	[ "$(io_count "${LIO_PATHS[0]}")" -gt $((n0 + 64)) ] || fail "no I/O reached port 1 after it was mapped again"
+	[ "$(sd_writes "${LIO_PATHS[0]}")" -gt $((n0 + 64)) ] || fail "no I/O reached port 1 after it was mapped again"
 	dm_remove lio_mask
 
 	fault_result gap_ms="$gap" bound_ms=$BOUND_MS

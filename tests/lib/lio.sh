@@ -25,7 +25,7 @@
 #   lio_quiesce                      for an EXIT trap (see there)
 #   lio_teardown                     no LIO configfs object left, tcm_loop
 #       unloaded (test_cleanup calls it when target/loopback exists)
-# and helpers for the scenarios at the end (fio_flowing, fio_alive,
+# and helpers for the scenarios at the end (sd_writes, fio_flowing, fio_alive,
 # mp_paths, mp_active_group, mp_pg_init_count, mp_queue_io, dmesg_*).
 #
 # What the target answers (drivers/target/target_core_alua.c, 6.1): I/O on
@@ -46,10 +46,14 @@ LIO_MB=64
 
 # the LUN number the ports export (set before lio_setup; 0 by default)
 LIO_LUN=${LIO_LUN:-0}
-# _lio_port PORT: LIO_T (its tpgt_1), LIO_L (lun_$LIO_LUN), LIO_G (its ALUA group)
+# _lio_port PORT: LIO_T (its tpgt_1), LIO_L (lun_$LIO_LUN), LIO_G (its ALUA
+# group), LIO_I (the initiator name of its nexus), LIO_A (that initiator's
+# explicit ACL entry for the LUN, lio_acl)
 _lio_port() {
 	printf -v LIO_T '%s/loopback/naa.50014050000%05d/tpgt_1' "$LIO_CFG" "$1"
+	printf -v LIO_I 'naa.50014051000%05d' "$1"
 	LIO_L=$LIO_T/lun/lun_$LIO_LUN
+	LIO_A=$LIO_T/acls/$LIO_I/lun_$LIO_LUN
 	LIO_G=$LIO_DEV/alua/port$1
 }
 lio_lun() { _lio_port "$1"; echo "$LIO_L"; }	# configfs dir of port PORT's LUN
@@ -93,7 +97,7 @@ lio_setup() {
 		_lio_port "$i"
 		mkdir -p "$LIO_L" || fail "cannot create port $i"
 		# the nexus before the LUN: linking it scans the device at once
-		printf 'naa.50014051000%05d\n' "$i" >"$LIO_T/nexus" || fail "cannot create the nexus of port $i"
+		echo "$LIO_I" >"$LIO_T/nexus" || fail "cannot create the nexus of port $i"
 		ln -s "$LIO_DEV" "$LIO_L/blkmpath" || fail "cannot export the LUN on port $i"
 		echo "port$i" >"$LIO_L/alua_tg_pt_gp" || fail "cannot put port $i in ALUA group $i"
 		read -r a <"$LIO_T/address" || fail "port $i has no SCSI address"
@@ -165,11 +169,9 @@ lio_port_offline() { # PORT 0|1
 # (core_tpg_add_initiator_node_acl) and the mapping replaces the dynamic
 # one (core_enable_device_list_for_node), so the SCSI device stays.
 lio_acl() {
-	local acl
 	_lio_port "$1"
-	printf -v acl '%s/acls/naa.50014051000%05d' "$LIO_T" "$1"
-	mkdir -p "$acl/lun_$LIO_LUN" || fail "lio: cannot create the ACL of port $1"
-	ln -s "$LIO_L" "$acl/lun_$LIO_LUN/map" || fail "lio: cannot map LUN $LIO_LUN in the ACL of port $1"
+	mkdir -p "$LIO_A" || fail "lio: cannot create the ACL of port $1"
+	ln -s "$LIO_L" "$LIO_A/map" || fail "lio: cannot map LUN $LIO_LUN in the ACL of port $1"
 }
 # lio_lun_map PORT 0|1: take the LUN out of port PORT's ACL (masked from
 # that initiator: every command to the LUN, INQUIRY included, gets ILLEGAL
@@ -177,17 +179,18 @@ lio_acl() {
 # LUN 0: an initiator with no LUN 0 mapped reaches LIO's virtual LUN 0
 # instead (writes: DATA PROTECT, reads past its 8 pages: 21/00).
 lio_lun_map() {
-	local acl
 	[ "$LIO_LUN" != 0 ] || fail "lio_lun_map: LUN 0 cannot be masked (LIO's virtual LUN 0)"
 	_lio_port "$1"
-	printf -v acl '%s/acls/naa.50014051000%05d/lun_%s' "$LIO_T" "$1" "$LIO_LUN"
 	say "lio: port $1 LUN $LIO_LUN mapped=$2"
 	if [ "$2" = 1 ]; then
-		ln -s "$LIO_L" "$acl/map" || fail "lio: cannot map LUN $LIO_LUN on port $1 again"
+		ln -s "$LIO_L" "$LIO_A/map" || fail "lio: cannot map LUN $LIO_LUN on port $1 again"
 	else
-		rm "$acl/map" || fail "lio: cannot unmap LUN $LIO_LUN on port $1"
+		rm "$LIO_A/map" || fail "lio: cannot unmap LUN $LIO_LUN on port $1"
 	fi
 }
+
+# sd_writes sdX: writes completed on a path (field 5 of the stat file)
+sd_writes() { awk '{print $5}' "/sys/block/$1/stat"; }
 
 # what the target says: access state number and status text of PORT's group
 lio_state_of()  { _lio_port "$1"; local v; read -r v <"$LIO_G/alua_access_state"; echo "$v"; }
