@@ -208,27 +208,65 @@ prof_stop() { :; }
 [ -n "${BENCH_FUNCS_ONLY:-}" ] && return 0
 
 # ---- merging: sequential 4k direct writes through the map ----------------------
-echo | tee -a "$RES/table.txt"
-echo "== merging: 4k sequential direct writes, QD32, ${RUNTIME}s, scsi_debug paths: I/Os written by fio," \
-	"requests that reached the paths (their stat files), I/Os per path request" | tee -a "$RES/table.txt"
-setup_set sdebug
+# The case for a request-based map: its I/O scheduler sits above the paths
+# and merges while they are busy.  Two scsi_debug path sets:
+#   idle:    delay=0, the paths take every request at once;
+#   queued:  delay=1 (one jiffy per command) and max_queue=4 per host, so
+#            with QD32 most of the writes wait above the paths.
+# Cases: stock mq and blk-mpath mq with mq-deadline and with none on the
+# map (set explicitly), stock bio (merging in the paths' own schedulers).
+# Per case: fio's write IOPS, the write requests that reached the paths
+# (their stat files), fio I/Os per path request; min / median / max over
+# MERGE_ROUNDS rounds, cases in a random order in each round.
 pw() { awk '{print $5}' "/sys/block/$1/stat"; }	# writes completed
-for eng in stock new; do
-	[ "$eng" = stock ] && use_stock || use_new
-	dmsetup create bcase --table "0 $N multipath 0 0 $(sel_table service-time)" || die_bench "merge map"
-	a0=$(pw "$PA") b0=$(pw "$PB")
-	# submitted 8 at a time (one plug), as a filesystem or a database does
-	out=$(fio --name=m --filename=/dev/mapper/bcase --rw=write --bs=4k --iodepth=32 --ioengine=libaio \
-		--iodepth_batch_submit=8 --direct=1 --time_based --runtime="$RUNTIME" --output-format=json) ||
-		die_bench "merge fio"
-	ios=$(python3 -c 'import json,sys; t=sys.stdin.read(); print(json.loads(t[t.index("{"):])["jobs"][0]["write"]["total_ios"])' <<<"$out")
-	preq=$(($(pw "$PA") - a0 + $(pw "$PB") - b0))
-	printf '%-12s fio I/Os %8d  path requests %8d  I/Os per request %.2f\n' "$([ $eng = stock ] && echo stock-mq || echo blk-mpath)" \
-		"$ios" "$preq" "$(awk -v a="$ios" -v b="$preq" 'BEGIN {print b ? a / b : 0}')" | tee -a "$RES/table.txt"
-	echo "$eng $ios $preq" >>"$RES/merge.txt"
-	dm_remove bcase >/dev/null || die_bench "cannot remove the merge map"
+merge_cases="stock:mq:mq-deadline:service-time stock:mq:none:service-time stock:bio::service-time
+	new:mq:mq-deadline:service-time new:mq:none:service-time"
+MERGE_ROUNDS=$(arg bench_merge_rounds); MERGE_ROUNDS=${MERGE_ROUNDS:-3}
+echo | tee -a "$RES/table.txt"
+echo "== merging: 4k sequential direct writes, QD32 (libaio, submitted 8 at a time), ${RUNTIME}s;" \
+	"write IOPS, requests that reached the paths, fio I/Os per path request (min med max over $MERGE_ROUNDS rounds)" |
+	tee -a "$RES/table.txt"
+: >"$RES/merge.txt"
+for pset in idle queued; do
+	if [ $pset = idle ]; then
+		sdebug_setup add_host=2 dev_size_mb=256 >/dev/null
+	else
+		sdebug_setup add_host=2 dev_size_mb=256 delay=1 max_queue=4 >/dev/null
+	fi
+	PA=${SD_PATHS[0]} PB=${SD_PATHS[1]}; settle
+	A=$(mm "$PA") B=$(mm "$PB") N=$(sectors "/dev/$PA")
+	for r in $(seq "$MERGE_ROUNDS"); do
+		for c in $(echo $merge_cases | tr ' ' '\n' | shuf); do
+			case_setup "$c" "merge-$pset"
+			a0=$(pw "$PA") b0=$(pw "$PB")
+			out=$(fio --name=m --filename="$CASE_DEV" --rw=write --bs=4k --iodepth=32 --ioengine=libaio \
+				--iodepth_batch_submit=8 --direct=1 --time_based --runtime="$RUNTIME" --output-format=json) ||
+				die_bench "merge fio: $pset $c"
+			read -r iops ios err < <(python3 -c '
+import json, sys
+t = sys.stdin.read(); j = json.loads(t[t.index("{"):])["jobs"][0]
+print(int(j["write"]["iops"]), j["write"]["total_ios"], j["error"])' <<<"$out")
+			[ "$err" = 0 ] && [ "${ios:-0}" -gt 0 ] || die_bench "merge fio: $pset $c: error $err, $ios I/Os"
+			preq=$(($(pw "$PA") - a0 + $(pw "$PB") - b0))
+			[ "$preq" -gt 0 ] || die_bench "merge: no write reached the paths: $pset $c"
+			echo "$pset $c $r $iops $ios $preq" >>"$RES/merge.txt"
+			echo "  merge $pset $c round $r: $iops IOPS, $ios I/Os, $preq path requests" >&2
+			case_teardown
+		done
+	done
+	sdebug_teardown
+	for c in $merge_cases; do
+		awk -v p=$pset -v c="$c" '$1 == p && $2 == c {print $4, $5 / $6}' "$RES/merge.txt" |
+			python3 -c '
+import sys, statistics as st
+rows = [tuple(map(float, l.split())) for l in sys.stdin]
+i = sorted(r[0] for r in rows); m = sorted(r[1] for r in rows)
+print("%-8s %-22s IOPS %6d %6d %6d   I/Os per path request %5.2f %5.2f %5.2f   rounds %d" % (
+      sys.argv[1], sys.argv[2], i[0], st.median(i), i[-1], m[0], st.median(m), m[-1], len(rows)))' \
+				"$pset" "$(label "$c" | sed 's/ se$//')"
+	done | tee -a "$RES/table.txt"
 done
-teardown_set sdebug
+[ "$(arg bench_parts)" = merge ] && { echo "BENCH: DONE (merging only: blkmpath.bench_parts=merge)"; exit 0; }
 
 # ---- memory per in-flight I/O --------------------------------------------------
 # 128 4k reads held for 2 s each in null_blk (timer completion): the slab
