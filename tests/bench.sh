@@ -24,8 +24,9 @@
 # loaded.  A failed fio run stops the benchmark with an error.
 #
 # First: merging (4k sequential direct writes, QD32, through the map on
-# scsi_debug: requests that reach the paths, from their stat files) and
-# memory per in-flight I/O (slab bytes while 128 I/Os are held in null_blk).
+# scsi_debug paths that take every request at once and on paths that make
+# requests wait above them: the commands the paths executed) and memory per
+# in-flight I/O (slab bytes while 128 I/Os are held in null_blk).
 # Figures under TCG: compare ratios, not absolutes.
 . /opt/blk-mpath/tests/lib/common.sh
 . /opt/blk-mpath/tests/lib/faults.sh
