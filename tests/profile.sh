@@ -42,6 +42,29 @@ prof_stop() { # set wl case "iops cpu cs cpus kib"
 	echo "-- kernel functions with their callees (children), 3% and more"
 	perf report -i "$PD" --children --sort sym --stdio -g none --percent-limit 3 2>/dev/null |
 		grep -E '\[k\]' | head -45
+	if [ "$1" = null_blk ]; then blk_costs "$4"; fi
+}
+# blk_costs "iops ...": the block layer's scheduler, tag and dispatch
+# functions, each with its callees, as CPU microseconds per I/O: a share p
+# of all samples (every CPU, idle included) over the case's wall time is
+# p * CPUs * 1e6 / IOPS microseconds per I/O.  The functions nest (dispatch
+# calls the map's ->queue_rq), so the rows do not add up.  A function with
+# no sample (not called, or inlined into its caller) shows "-".
+BLK_FUNCS="blk_mq_submit_bio blk_mq_sched_bio_merge dd_bio_merge blk_mq_get_new_requests __blk_mq_alloc_requests
+	dd_insert_requests blk_mq_sched_insert_requests blk_mq_flush_plug_list blk_mq_run_hw_queue
+	blk_mq_do_dispatch_sched dd_dispatch_request dd_has_work __blk_mq_get_driver_tag blk_mq_dispatch_rq_list
+	blk_mq_try_issue_directly dm_mq_queue_rq dd_finish_request blk_mq_free_request"
+blk_costs() {
+	local iops=${1%% *} ncpu
+	ncpu=$(getconf _NPROCESSORS_ONLN)
+	echo "-- block-layer functions with their callees: us of CPU per I/O ($ncpu CPUs, $iops IOPS)"
+	perf report -i "$PD" --children --sort sym --stdio -g none --percent-limit 0 2>/dev/null |
+		awk -v funcs="$BLK_FUNCS" -v n="$ncpu" -v iops="$iops" '
+			BEGIN { k = split(funcs, f, /[ \t\n]+/); for (i = 1; i <= k; i++) if (f[i] != "") want[f[i]] = i }
+			$3 == "[k]" && ($4 in want) { sub(/%/, "", $1); us[$4] = $1 / 100 * n * 1e6 / iops }
+			END { for (i = 1; i <= k; i++) if (f[i] != "") {
+				if (f[i] in us) printf "    %-32s %7.1f us\n", f[i], us[f[i]]
+				else printf "    %-32s       - (no sample)\n", f[i] } }'
 }
 
 RUNTIME=${RUNTIME:-5}
