@@ -384,6 +384,33 @@ dm_path_states() {
 	dm_status "$1" | grep -oE '[0-9]+:[0-9]+ [AF] ' | awk '{printf "%s", $2}'
 }
 
+# dm_quiet MAP: wait until the map's status stops changing (async pg_init,
+# events): two equal readings 0.5 s apart, at most 10 s.
+dm_quiet() {
+	local a b i
+	for i in $(seq 20); do
+		a=$(dmsetup status "$1"); sleep 0.5; b=$(dmsetup status "$1")
+		[ "$a" = "$b" ] && return 0
+	done
+}
+# dm_read MAP: read a little from the map, from CPU 0 (io-affinity picks the
+# path by the submitting CPU), and wait up to 10 s for it.  A read that
+# lands on a path that then fails, with queueing on and no other path, is
+# queued: once no path of the map is active it is left waiting (nothing but
+# a message can release it; the fail_if_no_path sent before the map is
+# removed does) instead of being waited for to the end of the 10 s.
+dm_read() {
+	local pid i
+	taskset -c 0 dd if="/dev/mapper/$1" of=/dev/null bs=4k count=8 iflag=direct status=none 2>/dev/null &
+	pid=$!
+	for i in $(seq 40); do
+		kill -0 $pid 2>/dev/null || { wait $pid; return 0; }
+		[[ $(dm_path_states "$1") == *A* ]] || return 0
+		sleep 0.25
+	done
+	return 0
+}
+
 # path_vars DEV1 DEV2 ... : A and B = MAJ:MIN of the first two paths,
 # N = size of the first in sectors (the usual table ingredients)
 path_vars() { A=$(mm "$1"); B=$(mm "$2"); N=$(sectors "/dev/$1"); }

@@ -69,28 +69,10 @@ dms() { timeout 30 dmsetup "$@"; }
 # up and run once the recording is over.
 udevadm control --stop-exec-queue || fail "cannot pause udev"
 trap 'udevadm control --start-exec-queue' EXIT
-# quiet: wait until the map's status stops changing (async pg_init, events)
-quiet() {
-	local a b i
-	for i in $(seq 20); do
-		a=$(dmsetup status dcase); sleep 0.5; b=$(dmsetup status dcase)
-		[ "$a" = "$b" ] && return 0
-	done
-}
-# rd: read a little from the map, from CPU 0 (io-affinity picks the path by
-# the submitting CPU).  A read that lands on a standby path with queueing on
-# is queued once that path fails: it is left waiting (the status shows it)
-# and is released by the fail_if_no_path sent before the map is removed.
-rd() {
-	local pid i
-	taskset -c 0 dd if=/dev/mapper/dcase of=/dev/null bs=4k count=8 iflag=direct status=none 2>/dev/null &
-	pid=$!
-	for i in $(seq 40); do
-		kill -0 $pid 2>/dev/null || { wait $pid; return 0; }
-		sleep 0.25
-	done
-	return 0
-}
+# quiet: wait until the map's status stops changing; rd: a little I/O
+# (tests/lib/common.sh: dm_quiet, dm_read)
+quiet() { dm_quiet dcase; }
+rd() { dm_read dcase; }
 # historical-service-time reports measured service times per path: they
 # differ from run to run even on stock, so mask numbers of 4+ digits there.
 mask() { if [[ $1 == *historical-service-time* ]]; then sed -E 's/(^| )[0-9]{4,}( |$)/\1N\2/g; s/(^| )[0-9]{4,}( |$)/\1N\2/g'; else cat; fi; }

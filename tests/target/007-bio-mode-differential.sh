@@ -57,24 +57,9 @@ export DM_DISABLE_UDEV=1
 dms() { timeout 30 dmsetup "$@"; }
 udevadm control --stop-exec-queue || fail "cannot pause udev"
 trap 'udevadm control --start-exec-queue' EXIT
-quiet() {
-	local a b i
-	for i in $(seq 20); do
-		a=$(dmsetup status dcase); sleep 0.5; b=$(dmsetup status dcase)
-		[ "$a" = "$b" ] && return 0
-	done
-}
-# a little I/O from CPU 0 (io-affinity), left waiting if it gets queued
-rd() {
-	local pid i
-	taskset -c 0 dd if=/dev/mapper/dcase of=/dev/null bs=4k count=8 iflag=direct status=none 2>/dev/null &
-	pid=$!
-	for i in $(seq 40); do
-		kill -0 $pid 2>/dev/null || { wait $pid; return 0; }
-		sleep 0.25
-	done
-	return 0
-}
+# tests/lib/common.sh: dm_quiet, dm_read (as target/001)
+quiet() { dm_quiet dcase; }
+rd() { dm_read dcase; }
 mask() { if [[ $1 == *historical-service-time* ]]; then sed -E 's/(^| )[0-9]{4,}( |$)/\1N\2/g; s/(^| )[0-9]{4,}( |$)/\1N\2/g'; else cat; fi; }
 # bio-based or request-based: only a blk-mq queue has an mq directory
 qtype() {
