@@ -45,7 +45,7 @@ prof_stop() { # set wl case "iops cpu cs cpus kib"
 	if [ "$1" = null_blk ]; then blk_costs "$4"; fi
 }
 # blk_costs "iops ...": the block layer's scheduler, tag and dispatch
-# functions, each with its callees, as CPU microseconds per I/O: a share p
+# functions and the map's clone path (dm-rq, the engine), each with its callees, as CPU microseconds per I/O: a share p
 # of all samples (every CPU, idle included) over the case's wall time is
 # p * CPUs * 1e6 / IOPS microseconds per I/O.  The functions nest (dispatch
 # calls the map's ->queue_rq), so the rows do not add up.  A function with
@@ -53,7 +53,9 @@ prof_stop() { # set wl case "iops cpu cs cpus kib"
 BLK_FUNCS="blk_mq_submit_bio blk_mq_sched_bio_merge dd_bio_merge blk_mq_get_new_requests __blk_mq_alloc_requests
 	dd_insert_requests blk_mq_sched_insert_requests blk_mq_flush_plug_list blk_mq_run_hw_queue
 	blk_mq_do_dispatch_sched dd_dispatch_request dd_has_work __blk_mq_get_driver_tag blk_mq_dispatch_rq_list
-	blk_mq_try_issue_directly dm_mq_queue_rq dd_finish_request blk_mq_free_request"
+	blk_mq_try_issue_directly dm_mq_queue_rq dd_finish_request blk_mq_free_request
+	blk_mpath_map_rq multipath_clone_and_map blk_rq_prep_clone bio_alloc_clone blk_insert_cloned_request
+	end_clone_request dm_softirq_done"
 blk_costs() {
 	local iops=${1%% *} ncpu
 	ncpu=$(getconf _NPROCESSORS_ONLN)
