@@ -6,12 +6,12 @@ OUT=$("$TOP/kernel/build.sh" guest | tail -1) || die "kernel build failed"
 make -s -C "$TOP/userspace" >/dev/null || die "userspace tools failed to build"
 W=$CACHE/run-bench
 # BENCH_ROUNDS, BENCH_RUNTIME (s per case), BENCH_SETS (null_blk,sdebug,lio),
-# BENCH_MERGE_ROUNDS (3), BENCH_PARTS=merge (the merging part only)
+# BENCH_MERGE_ROUNDS (3), BENCH_MERGE_SETS (idle,queued), BENCH_PARTS=merge (the merging part only)
 # The guest's clock source is the TSC, as on real hardware.  QEMU TCG's
 # default pick, the HPET, is an emulated MMIO read for every timestamp
 # (request start, I/O accounting, the selectors' service times): in make
 # profile it was 14% of all samples on null_blk, a cost no real machine has.
-GUEST_APPEND="clocksource=tsc tsc=reliable ${BENCH_ROUNDS:+blkmpath.bench_rounds=$BENCH_ROUNDS} ${BENCH_RUNTIME:+blkmpath.bench_runtime=$BENCH_RUNTIME} ${BENCH_SETS:+blkmpath.bench_sets=$BENCH_SETS} ${BENCH_MERGE_ROUNDS:+blkmpath.bench_merge_rounds=$BENCH_MERGE_ROUNDS} ${BENCH_PARTS:+blkmpath.bench_parts=$BENCH_PARTS}" \
+GUEST_APPEND="clocksource=tsc tsc=reliable ${BENCH_ROUNDS:+blkmpath.bench_rounds=$BENCH_ROUNDS} ${BENCH_RUNTIME:+blkmpath.bench_runtime=$BENCH_RUNTIME} ${BENCH_SETS:+blkmpath.bench_sets=$BENCH_SETS} ${BENCH_MERGE_ROUNDS:+blkmpath.bench_merge_rounds=$BENCH_MERGE_ROUNDS} ${BENCH_MERGE_SETS:+blkmpath.bench_merge_sets=$BENCH_MERGE_SETS} ${BENCH_PARTS:+blkmpath.bench_parts=$BENCH_PARTS}" \
 	MODE=bench ENGINE=new TIMEOUT=${TIMEOUT:-5400} "$TOP/images/run-guest.sh" "$OUT" "$W" || exit 1
 mkdir -p "$TOP/results"; rm -rf "$TOP/results/bench"; cp -r "$W/results/bench" "$TOP/results/bench" 2>/dev/null
 echo; cat "$W/results/bench/table.txt"

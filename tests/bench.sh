@@ -227,12 +227,14 @@ pw() { echo $(($(cat "/sys/block/$1/device/iorequest_cnt"))); }	# commands execu
 merge_cases="stock:mq:mq-deadline:service-time stock:mq:none:service-time stock:bio::service-time
 	new:mq:mq-deadline:service-time new:mq:none:service-time"
 MERGE_ROUNDS=$(arg bench_merge_rounds); MERGE_ROUNDS=${MERGE_ROUNDS:-3}
+MERGE_SETS=$(arg bench_merge_sets); MERGE_SETS=${MERGE_SETS:-idle,queued}
 echo | tee -a "$RES/table.txt"
 echo "== merging: 4k sequential direct writes, QD32 (libaio, submitted 8 at a time), ${RUNTIME}s;" \
 	"write IOPS, commands the paths executed, fio I/Os per path command (min med max over $MERGE_ROUNDS rounds)" |
 	tee -a "$RES/table.txt"
 : >"$RES/merge.txt"
-for pset in idle queued; do
+for pset in ${MERGE_SETS//,/ }; do
+	case $pset in idle | queued) ;; *) die_bench "merge path set $pset: idle or queued" ;; esac
 	if [ $pset = idle ]; then
 		sdebug_setup add_host=2 dev_size_mb=256 >/dev/null
 	else
