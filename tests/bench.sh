@@ -35,11 +35,13 @@ arg() { tr ' ' '\n' </proc/cmdline | sed -n "s/^blkmpath\.$1=//p" | tail -1; }
 ROUNDS=$(arg bench_rounds); ROUNDS=${ROUNDS:-${BENCH_ROUNDS:-7}}
 RUNTIME=$(arg bench_runtime); RUNTIME=${RUNTIME:-${BENCH_RUNTIME:-5}}
 SETS=$(arg bench_sets); SETS=${SETS:-null_blk,sdebug,lio}
+PARTS=$(arg bench_parts)
 RES=${RES:-/results/bench}
 case $RES in /results/?*) ;; *) echo "BENCH: FAILED: results directory $RES"; exit 1 ;; esac
 rm -rf "$RES"; mkdir -p "$RES"
 export DM_DISABLE_UDEV=1
 die_bench() { echo "BENCH: FAILED: $*"; exit 1; }
+case $PARTS in "" | merge) ;; *) die_bench "bench_parts=$PARTS: only \"merge\" (the merging part alone) is known" ;; esac
 
 # ---- engines ---------------------------------------------------------------
 use_stock() {
@@ -218,7 +220,8 @@ prof_stop() { :; }
 # Cases: stock mq and blk-mpath mq with mq-deadline and with none on the
 # map (set explicitly), stock bio (merging in the paths' own schedulers).
 # Per case: fio's write IOPS, the commands the paths executed (SCSI's
-# iorequest_cnt: a request the path turned away as busy is not counted;
+# iorequest_cnt: a request the path turned away as busy is not counted,
+# a command from udev's probe of the new map is;
 # the stat files' write count would count it, as blk_insert_cloned_request()
 # accounts a clone the path refused as done), fio I/Os per path command;
 # min / median / max over MERGE_ROUNDS rounds, cases in a random order in
@@ -228,6 +231,7 @@ merge_cases="stock:mq:mq-deadline:service-time stock:mq:none:service-time stock:
 	new:mq:mq-deadline:service-time new:mq:none:service-time"
 MERGE_ROUNDS=$(arg bench_merge_rounds); MERGE_ROUNDS=${MERGE_ROUNDS:-3}
 MERGE_SETS=$(arg bench_merge_sets); MERGE_SETS=${MERGE_SETS:-idle,queued}
+[ "$MERGE_ROUNDS" -ge 1 ] 2>/dev/null || die_bench "bench_merge_rounds: $MERGE_ROUNDS"
 echo | tee -a "$RES/table.txt"
 echo "== merging: 4k sequential direct writes, QD32 (libaio, submitted 8 at a time), ${RUNTIME}s;" \
 	"write IOPS, commands the paths executed, fio I/Os per path command (min med max over $MERGE_ROUNDS rounds)" |
@@ -262,7 +266,8 @@ print(int(j["write"]["iops"]), j["write"]["total_ios"], j["error"])' <<<"$out")
 			[ "$preq" -gt 0 ] || die_bench "merge: the paths executed no command: $pset $c"
 			echo "$pset $c $r $iops $ios $preq" >>"$RES/merge.txt"
 			echo "  merge $pset $c round $r: $iops IOPS, $ios I/Os, $preq path commands" >&2
-			case_teardown
+			# udev may still hold the map after the writes: dm_remove waits for it
+			[ "$CASE_DEV" = /dev/mapper/bcase ] && { dm_remove bcase >/dev/null || die_bench "cannot remove the merge map"; }
 		done
 	done
 	sdebug_teardown
@@ -274,10 +279,11 @@ rows = [tuple(map(float, l.split())) for l in sys.stdin]
 i = sorted(r[0] for r in rows); m = sorted(r[1] for r in rows)
 print("%-8s %-22s IOPS %6d %6d %6d   I/Os per path command %5.2f %5.2f %5.2f   rounds %d" % (
       sys.argv[1], sys.argv[2], i[0], st.median(i), i[-1], m[0], st.median(m), m[-1], len(rows)))' \
-				"$pset" "$(label "$c" | sed 's/ se$//')"
+				"$pset" "$(label "$c" | sed 's/ se$//')" || die_bench "merge: no figures for $pset $c"
 	done | tee -a "$RES/table.txt"
+	[ "${PIPESTATUS[0]}" = 0 ] || exit 1
 done
-[ "$(arg bench_parts)" = merge ] && { echo "BENCH: DONE (merging only: blkmpath.bench_parts=merge)"; exit 0; }
+[ "$PARTS" = merge ] && { echo "BENCH: DONE (merging only: blkmpath.bench_parts=merge)"; exit 0; }
 
 # ---- memory per in-flight I/O --------------------------------------------------
 # 128 4k reads held for 2 s each in null_blk (timer completion): the slab

@@ -45,11 +45,16 @@ prof_stop() { # set wl case "iops cpu cs cpus kib"
 	if [ "$1" = null_blk ]; then blk_costs "$4"; fi
 }
 # blk_costs "iops ...": the block layer's scheduler, tag and dispatch
-# functions and the map's clone path (dm-rq, the engine), each with its callees, as CPU microseconds per I/O: a share p
-# of all samples (every CPU, idle included) over the case's wall time is
-# p * CPUs * 1e6 / IOPS microseconds per I/O.  The functions nest (dispatch
-# calls the map's ->queue_rq), so the rows do not add up.  A function with
-# no sample (not called, or inlined into its caller) shows "-".
+# functions and the map's clone path (dm-rq, the engine), each with its
+# callees, as CPU microseconds per I/O: perf samples every CPU 999 times a
+# second (idle included), so a function's share p of the N samples is
+# p * N / 999 CPU seconds, over the case's IOPS * RUNTIME I/Os (fio's
+# runtime; perf's window is longer, but what it samples outside fio's
+# runtime is set-up, not I/O).  The functions nest (dispatch calls the
+# map's ->queue_rq), so the rows do not add up.  A symbol the compiler
+# split (name.part.0, .isra.0, .constprop.0) counts under its name, the
+# larger of the pieces; a function with no sample (not called, or inlined
+# into its caller) shows "-".
 BLK_FUNCS="blk_mq_submit_bio blk_mq_sched_bio_merge dd_bio_merge blk_mq_get_new_requests __blk_mq_alloc_requests
 	dd_insert_requests blk_mq_sched_insert_requests blk_mq_flush_plug_list blk_mq_run_hw_queue
 	blk_mq_do_dispatch_sched dd_dispatch_request dd_has_work __blk_mq_get_driver_tag blk_mq_dispatch_rq_list
@@ -57,13 +62,20 @@ BLK_FUNCS="blk_mq_submit_bio blk_mq_sched_bio_merge dd_bio_merge blk_mq_get_new_
 	blk_mpath_map_rq multipath_clone_and_map blk_rq_prep_clone bio_alloc_clone blk_insert_cloned_request
 	end_clone_request dm_softirq_done"
 blk_costs() {
-	local iops=${1%% *} ncpu
-	ncpu=$(getconf _NPROCESSORS_ONLN)
-	echo "-- block-layer functions with their callees: us of CPU per I/O ($ncpu CPUs, $iops IOPS)"
+	local iops=${1%% *} nsamples
+	nsamples=$(perf report -i "$PD" --no-children -n --sort comm --stdio -g none 2>/dev/null |
+		awk '$1 ~ /%$/ && $2 ~ /^[0-9]+$/ {n += $2} END {print n + 0}')
+	[ "$nsamples" -gt 0 ] && [ "${iops:-0}" -gt 0 ] || die_bench "profile: $nsamples samples, $iops IOPS"
+	echo "-- block-layer functions with their callees: us of CPU per I/O ($nsamples samples, $iops IOPS x ${RUNTIME}s)"
 	perf report -i "$PD" --children --sort sym --stdio -g none --percent-limit 0 2>/dev/null |
-		awk -v funcs="$BLK_FUNCS" -v n="$ncpu" -v iops="$iops" '
+		awk -v funcs="$BLK_FUNCS" -v ns="$nsamples" -v ios=$((iops * RUNTIME)) '
 			BEGIN { k = split(funcs, f, /[ \t\n]+/); for (i = 1; i <= k; i++) if (f[i] != "") want[f[i]] = i }
-			$3 == "[k]" && ($4 in want) { sub(/%/, "", $1); us[$4] = $1 / 100 * n * 1e6 / iops }
+			$3 == "[k]" {
+				name = $4; sub(/\.(part|isra|constprop|cold)\.[0-9]+.*$/, "", name)
+				if (!(name in want)) next
+				sub(/%/, "", $1); v = $1 / 100 * ns / 999 * 1e6 / ios
+				if (!(name in us) || v > us[name]) us[name] = v
+			}
 			END { for (i = 1; i <= k; i++) if (f[i] != "") {
 				if (f[i] in us) printf "    %-32s %7.1f us\n", f[i], us[f[i]]
 				else printf "    %-32s       - (no sample)\n", f[i] } }'

@@ -385,20 +385,23 @@ dm_path_states() {
 }
 
 # dm_quiet MAP: wait until the map's status stops changing (async pg_init,
-# events): two equal readings 0.5 s apart, at most 10 s.
+# events): two equal readings 0.5 s apart, at most 10 s (then it says so:
+# a status recorded while it still changes may differ between runs).
 dm_quiet() {
 	local a b i
 	for i in $(seq 20); do
 		a=$(dmsetup status "$1"); sleep 0.5; b=$(dmsetup status "$1")
 		[ "$a" = "$b" ] && return 0
 	done
+	say "$1: status still changing after 10 s: $b"
 }
 # dm_read MAP: read a little from the map, from CPU 0 (io-affinity picks the
 # path by the submitting CPU), and wait up to 10 s for it.  A read that
 # lands on a path that then fails, with queueing on and no other path, is
-# queued: once no path of the map is active it is left waiting (nothing but
-# a message can release it; the fail_if_no_path sent before the map is
-# removed does) instead of being waited for to the end of the 10 s.
+# queued: once no path of the map is active it is left waiting instead of
+# being waited for to the end of the 10 s (the map does not reinstate a
+# path by itself; a message, a flush suspend, a reload or the
+# fail_if_no_path sent before the map is removed releases it).
 dm_read() {
 	local pid i
 	taskset -c 0 dd if="/dev/mapper/$1" of=/dev/null bs=4k count=8 iflag=direct status=none 2>/dev/null &
