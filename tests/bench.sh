@@ -57,14 +57,16 @@ use_new() {
 module_of_map() { if dm_multipath_is_ours; then echo blk-mpath; else echo stock; fi; }
 
 # ---- path sets -------------------------------------------------------------
-setup_set() { # set -> PA PB (sdX or nullbN), A B (MAJ:MIN), N
-	case $1 in
+setup_set() { # set [scsi_debug parameters] -> PA PB (sdX or nullbN), A B (MAJ:MIN), N
+	local set=$1
+	shift
+	case $set in
 	null_blk)
 		modprobe null_blk nr_devices=2 queue_mode=2 irqmode=0 gb=4 bs=4096 hw_queue_depth=128 \
 			submit_queues=2 || die_bench "null_blk"
 		PA=nullb0 PB=nullb1 ;;
 	sdebug)
-		sdebug_setup add_host=2 dev_size_mb=256 >/dev/null
+		sdebug_setup add_host=2 dev_size_mb=256 "$@" >/dev/null
 		PA=${SD_PATHS[0]} PB=${SD_PATHS[1]} ;;
 	lio)
 		lio_setup 2 >/dev/null
@@ -93,6 +95,14 @@ path_reads() {
 	done
 	echo "$r $sec"
 }
+# fio_json DIR < fio's JSON output -> "iops total_ios error" of its first job,
+# DIR read or write
+fio_json() {
+	python3 -c '
+import json, sys
+t = sys.stdin.read(); j = json.loads(t[t.index("{"):])["jobs"][0]
+print(int(j[sys.argv[1]]["iops"]), j[sys.argv[1]]["total_ios"], j["error"])' "$1"
+}
 # measure DEV WORKLOAD PATHS... -> "iops cpu_us_per_io ctxsw_per_io cpus kib_per_path_request":
 # cpus = CPU time / wall time (how many of the vCPUs the case kept busy),
 # kib_per_path_request = KiB read / read requests completed on the paths.
@@ -112,10 +122,7 @@ measure() {
 		{ echo "$out" | tail -5 >&2; return 1; }
 	c1=$(cpu_now); x1=$(awk '/^ctxt/ {print $2}' /proc/stat); t1=$(date +%s%N)
 	read -r r1 s1 < <(path_reads "$@")
-	read -r iops ios err < <(python3 -c '
-import json, sys
-t = sys.stdin.read(); j = json.loads(t[t.index("{"):])["jobs"][0]
-print(int(j["read"]["iops"]), j["read"]["total_ios"], j["error"])' <<<"$out") || return 1
+	read -r iops ios err < <(fio_json read <<<"$out") || return 1
 	[ "$err" = 0 ] && [ "${ios:-0}" -gt 0 ] || { echo "fio: error $err, $ios I/Os" >&2; return 1; }
 	awk -v i="$iops" -v cpu=$((c1 - c0)) -v cs=$((x1 - x0)) -v n="$ios" -v hz="$(getconf CLK_TCK)" \
 		-v ns=$((t1 - t0)) -v rq=$((r1 - r0)) -v sec=$((s1 - s0)) \
@@ -151,7 +158,11 @@ case_setup() {
 		die_bench "$c: the loaded dm_multipath is not $eng's"
 	CASE_DEV=/dev/mapper/bcase CASE_PATHS="$PA $PB"
 }
-case_teardown() { [ "$CASE_DEV" = /dev/mapper/bcase ] && dmsetup remove bcase; return 0; }
+# (udev may still hold the map after writes: dm_remove waits for it)
+case_teardown() {
+	[ "$CASE_DEV" = /dev/mapper/bcase ] || return 0
+	dm_remove bcase >/dev/null || die_bench "cannot remove the map bcase"
+}
 
 # run_case SET WL CASE ROUND: one measurement, appended to $RES/<set>.<wl>.<case>
 run_case() {
@@ -238,18 +249,14 @@ echo "== merging: 4k sequential direct writes, QD32 (libaio, submitted 8 at a ti
 	tee -a "$RES/table.txt"
 : >"$RES/merge.txt"
 for pset in ${MERGE_SETS//,/ }; do
-	case $pset in idle | queued) ;; *) die_bench "merge path set $pset: idle or queued" ;; esac
-	if [ $pset = idle ]; then
-		sdebug_setup add_host=2 dev_size_mb=256 >/dev/null
-	else
-		sdebug_setup add_host=2 dev_size_mb=256 delay=1 >/dev/null
-	fi
-	PA=${SD_PATHS[0]} PB=${SD_PATHS[1]}; settle
-	if [ $pset = queued ]; then
+	case $pset in
+	idle) setup_set sdebug ;;
+	queued)
+		setup_set sdebug delay=1
 		echo 4 >"/sys/block/$PA/device/queue_depth" && echo 4 >"/sys/block/$PB/device/queue_depth" ||
-			die_bench "cannot set the paths' queue depth"
-	fi
-	A=$(mm "$PA") B=$(mm "$PB") N=$(sectors "/dev/$PA")
+			die_bench "cannot set the paths' queue depth" ;;
+	*) die_bench "merge path set $pset: idle or queued" ;;
+	esac
 	for r in $(seq "$MERGE_ROUNDS"); do
 		for c in $(echo $merge_cases | tr ' ' '\n' | shuf); do
 			case_setup "$c" "merge-$pset"
@@ -257,20 +264,16 @@ for pset in ${MERGE_SETS//,/ }; do
 			out=$(fio --name=m --filename="$CASE_DEV" --rw=write --bs=4k --iodepth=32 --ioengine=libaio \
 				--iodepth_batch_submit=8 --direct=1 --time_based --runtime="$RUNTIME" --output-format=json) ||
 				die_bench "merge fio: $pset $c"
-			read -r iops ios err < <(python3 -c '
-import json, sys
-t = sys.stdin.read(); j = json.loads(t[t.index("{"):])["jobs"][0]
-print(int(j["write"]["iops"]), j["write"]["total_ios"], j["error"])' <<<"$out")
+			read -r iops ios err < <(fio_json write <<<"$out")
 			[ "$err" = 0 ] && [ "${ios:-0}" -gt 0 ] || die_bench "merge fio: $pset $c: error $err, $ios I/Os"
 			preq=$(($(pw "$PA") - a0 + $(pw "$PB") - b0))
 			[ "$preq" -gt 0 ] || die_bench "merge: the paths executed no command: $pset $c"
 			echo "$pset $c $r $iops $ios $preq" >>"$RES/merge.txt"
 			echo "  merge $pset $c round $r: $iops IOPS, $ios I/Os, $preq path commands" >&2
-			# udev may still hold the map after the writes: dm_remove waits for it
-			[ "$CASE_DEV" = /dev/mapper/bcase ] && { dm_remove bcase >/dev/null || die_bench "cannot remove the merge map"; }
+			case_teardown
 		done
 	done
-	sdebug_teardown
+	teardown_set sdebug
 	for c in $merge_cases; do
 		awk -v p=$pset -v c="$c" '$1 == p && $2 == c {print $4, $5 / $6}' "$RES/merge.txt" |
 			python3 -c '
@@ -305,10 +308,8 @@ udevadm control --stop-exec-queue
 for r in 1 2 3; do
 	order="stock new"; [ $r = 2 ] && order="new stock"
 	for eng in $order; do
-		[ "$eng" = stock ] && use_stock || use_new
-		dmsetup create bcase --table "0 $N multipath 0 0 $(sel_table round-robin)" || die_bench "mem map"
+		case_setup "$eng:mq:none:round-robin" memory
 		dmdev=$(dmsetup info -c --noheadings -o blkdevname bcase | tr -d ' ')
-		echo none >"/sys/block/$dmdev/queue/scheduler"
 		sync; echo 3 >/proc/sys/vm/drop_caches; sleep 1
 		s0=$(slab)
 		fio --name=mem --filename=/dev/mapper/bcase --rw=randread --bs=4k --iodepth=128 --ioengine=libaio \
@@ -319,10 +320,10 @@ for r in 1 2 3; do
 		inflight=$(inflight_of "$dmdev")
 		s1=$(slab)
 		[ "$inflight" -ge 64 ] || die_bench "memory: only $inflight I/Os in flight on the $eng map"
-		wait $pid
+		wait $pid || die_bench "memory: fio failed on the $eng map"
 		echo "$eng $inflight $((s1 - s0)) $(((s1 - s0) / inflight))" >>"$RES/memory.txt"
 		echo "  memory round $r $eng: in flight $inflight, slab +$((s1 - s0)) bytes" >&2
-		dm_remove bcase >/dev/null || die_bench "cannot remove the memory map"
+		case_teardown
 	done
 done
 udevadm control --start-exec-queue
