@@ -56,17 +56,54 @@ trace_check() {
 	say "ok: debugfs counters: both paths carried I/O and counted their path errors"
 }
 
+# The failover as the paths saw it, both engines (block tracepoints): the
+# first error completion on path 0, how many error completions and SCSI
+# requeues path 0 had, and the first request issued on path 1 after it.
+devt() { local mm; mm=$(cat "/sys/block/$1/dev"); echo $(((${mm%%:*} << 20) | ${mm##*:})); }
+BEV=$TR/events/block
+tl_start() { # path0 path1 (sdX)
+	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
+	echo 0 >$TR/tracing_on; : >$TR/trace; echo 8192 >$TR/buffer_size_kb
+	echo "dev == $(devt "$1") && error != 0" >$BEV/block_rq_complete/filter
+	echo "dev == $(devt "$1")" >$BEV/block_rq_requeue/filter
+	echo "dev == $(devt "$2")" >$BEV/block_rq_issue/filter
+	for e in block_rq_complete block_rq_requeue block_rq_issue; do echo 1 >$BEV/$e/enable; done
+	echo 1 >$TR/tracing_on
+}
+tl_report() {
+	echo 0 >$TR/tracing_on
+	for e in block_rq_complete block_rq_requeue block_rq_issue; do echo 0 >$BEV/$e/enable; echo 0 >$BEV/$e/filter; done
+	awk '
+	{ for (i = 1; i <= NF; i++) if ($i ~ /^block_rq_(complete|requeue|issue):$/) { ev = $i; t = $(i - 1); sub(/:$/, "", t); break }
+	  if (ev == "") next }
+	ev == "block_rq_complete:" { if (t0 == "") t0 = t; n++; last = t }
+	ev == "block_rq_requeue:" && t0 != "" { rq++ }
+	ev == "block_rq_issue:" && t0 != "" && t1 == "" { t1 = t }
+	{ ev = "" }
+	END {
+		if (t0 == "") { print "no error completion on path 0 in the trace"; exit }
+		printf "%d error completions on path 0 within %.1f ms of the first, %d requeues on it; first issue on path 1 %s ms after the first error\n",
+			n, (last - t0) * 1000, rq, (t1 == "" ? "never" : sprintf("%.1f", (t1 - t0) * 1000))
+	}' $TR/trace
+}
+
 run_engine() {
-	local gap1=na gap2 stall2
+	local gap1=na gap2 stall2 tl
 
 	# 1. the QEMU LUN, failover, EIO on every read of path 0
 	if hostctl_available; then
 		qmap_create mpb failover queue_mode bio
 		expect_bio_map mpb
+		# tracepoints are switched on and off only while no I/O runs: a
+		# jump label patched under I/O once took an unhandled int3 in
+		# blk_update_request() on the other vCPU (TCG, 2026-12-05)
+		tl_start "$QD0" "$QD1"
 		fio_start mpb 12
 		hostctl inject 0 read_aio 5 || fail "inject"
 		wait_path mpb "$QA" F 30 || fail "path 0 did not fail"
 		fio_expect_clean
+		tl=$(tl_report)
+		say "$ENGINE: failover timeline: $tl"
 		expect_gap_below 30000
 		gap1=$GAP_MS
 		expect_eq "$(dm_path_states mpb)" FA "path 0 failed, path 1 active"
