@@ -68,22 +68,28 @@ tl_start() { # path0 path1 (sdX)
 	echo "dev == $(devt "$1")" >$BEV/block_rq_requeue/filter
 	echo "dev == $(devt "$2")" >$BEV/block_rq_issue/filter
 	for e in block_rq_complete block_rq_requeue block_rq_issue; do echo 1 >$BEV/$e/enable; done
+	# commands path 0 completed with an error (a SCSI retry completes one too)
+	echo "host_no == $(readlink -f "/sys/block/$1/device" | sed 's#.*/\([0-9]*\):[0-9]*:[0-9]*:[0-9]*$#\1#') && result != 0" \
+		>$TR/events/scsi/scsi_dispatch_cmd_done/filter
+	echo 1 >$TR/events/scsi/scsi_dispatch_cmd_done/enable
 	echo 1 >$TR/tracing_on
 }
 tl_report() {
 	echo 0 >$TR/tracing_on
 	for e in block_rq_complete block_rq_requeue block_rq_issue; do echo 0 >$BEV/$e/enable; echo 0 >$BEV/$e/filter; done
+	echo 0 >$TR/events/scsi/scsi_dispatch_cmd_done/enable; echo 0 >$TR/events/scsi/scsi_dispatch_cmd_done/filter
 	awk '
-	{ for (i = 1; i <= NF; i++) if ($i ~ /^block_rq_(complete|requeue|issue):$/) { ev = $i; t = $(i - 1); sub(/:$/, "", t); break }
+	{ for (i = 1; i <= NF; i++) if ($i ~ /^(block_rq_(complete|requeue|issue)|scsi_dispatch_cmd_done):$/) { ev = $i; t = $(i - 1); sub(/:$/, "", t); break }
 	  if (ev == "") next }
 	ev == "block_rq_complete:" { if (t0 == "") t0 = t; n++; last = t }
 	ev == "block_rq_requeue:" && t0 != "" { rq++ }
+	ev == "scsi_dispatch_cmd_done:" { sc++ }
 	ev == "block_rq_issue:" && t0 != "" && t1 == "" { t1 = t }
 	{ ev = "" }
 	END {
 		if (t0 == "") { print "no error completion on path 0 in the trace"; exit }
-		printf "%d error completions on path 0 within %.1f ms of the first, %d requeues on it; first issue on path 1 %s ms after the first error\n",
-			n, (last - t0) * 1000, rq, (t1 == "" ? "never" : sprintf("%.1f", (t1 - t0) * 1000))
+		printf "%d error completions on path 0 within %.1f ms of the first, %d requeues and %d SCSI commands ended in error on it; first issue on path 1 %s ms after the first error\n",
+			n, (last - t0) * 1000, rq, sc, (t1 == "" ? "never" : sprintf("%.1f", (t1 - t0) * 1000))
 	}' $TR/trace
 }
 
