@@ -219,6 +219,26 @@ EOF
 prof_start() { :; }
 prof_stop() { :; }
 # tests/profile.sh uses the functions above
+# The merging part's job (also tests/probe/001-merge-trace.sh): 4k
+# sequential direct writes, QD32, libaio submitting up to 8 per call
+merge_fio() { # DEV RUNTIME [fio options...]
+	local dev=$1 rt=$2
+	shift 2
+	fio --name=m --filename="$dev" --rw=write --bs=4k --iodepth=32 --ioengine=libaio \
+		--iodepth_batch_submit=8 --direct=1 --time_based --runtime="$rt" "$@"
+}
+# merge_set idle|queued: its scsi_debug path sets (see the merging part)
+merge_set() {
+	case $1 in
+	idle) setup_set sdebug ;;
+	queued)
+		setup_set sdebug delay=1
+		echo 4 >"/sys/block/$PA/device/queue_depth" && echo 4 >"/sys/block/$PB/device/queue_depth" ||
+			die_bench "cannot set the paths' queue depth" ;;
+	*) die_bench "merge path set $1: idle or queued" ;;
+	esac
+}
+
 [ -n "${BENCH_FUNCS_ONLY:-}" ] && return 0
 
 # ---- merging: sequential 4k direct writes through the map ----------------------
@@ -249,21 +269,12 @@ echo "== merging: 4k sequential direct writes, QD32 (libaio, submitted 8 at a ti
 	tee -a "$RES/table.txt"
 : >"$RES/merge.txt"
 for pset in ${MERGE_SETS//,/ }; do
-	case $pset in
-	idle) setup_set sdebug ;;
-	queued)
-		setup_set sdebug delay=1
-		echo 4 >"/sys/block/$PA/device/queue_depth" && echo 4 >"/sys/block/$PB/device/queue_depth" ||
-			die_bench "cannot set the paths' queue depth" ;;
-	*) die_bench "merge path set $pset: idle or queued" ;;
-	esac
+	merge_set "$pset"
 	for r in $(seq "$MERGE_ROUNDS"); do
 		for c in $(echo $merge_cases | tr ' ' '\n' | shuf); do
 			case_setup "$c" "merge-$pset"
 			a0=$(pw "$PA") b0=$(pw "$PB")
-			out=$(fio --name=m --filename="$CASE_DEV" --rw=write --bs=4k --iodepth=32 --ioengine=libaio \
-				--iodepth_batch_submit=8 --direct=1 --time_based --runtime="$RUNTIME" --output-format=json) ||
-				die_bench "merge fio: $pset $c"
+			out=$(merge_fio "$CASE_DEV" "$RUNTIME" --output-format=json) || die_bench "merge fio: $pset $c"
 			read -r iops ios err < <(fio_json write <<<"$out")
 			[ "$err" = 0 ] && [ "${ios:-0}" -gt 0 ] || die_bench "merge fio: $pset $c: error $err, $ios I/Os"
 			preq=$(($(pw "$PA") - a0 + $(pw "$PB") - b0))

@@ -2,8 +2,10 @@
 # DESCRIPTION: merge probe (a measurement, not in make test): 4k sequential direct writes (fio libaio QD32) on a scsi_debug path and through a map with none and with mq-deadline, idle and queued paths; counts the block tracepoints on each queue (bio queued, request allocated, merges, inserts, issues, requeues, plugs) and the stat file's writes and write merges
 # REQUIRES: cmd:fio mod:scsi_debug
 # TIMEOUT: 600
-. /opt/blk-mpath/tests/lib/common.sh
-export DM_DISABLE_UDEV=1
+# the bench's merging job and path sets
+# (bench.sh empties RES: not the suite's own /results/probe)
+export BENCH_FUNCS_ONLY=1 RES=/results/merge-probe
+. /opt/blk-mpath/tests/bench.sh
 engine_load
 mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
 T=/sys/kernel/debug/tracing
@@ -16,8 +18,7 @@ probe() { # label dev
 	for e in $EVS; do echo 1 >$T/events/block/$e/enable; done
 	read -r w0 m0 < <(statw "$dev")
 	echo 1 >$T/tracing_on
-	fio --name=m --filename="/dev/$dev" --rw=write --bs=4k --iodepth=32 --ioengine=libaio \
-		--iodepth_batch_submit=8 --direct=1 --time_based --runtime=2 --output-format=terse >/tmp/fio.out || fail fio
+	merge_fio "/dev/$dev" 2 --output-format=terse >/tmp/fio.out || fail fio
 	echo 0 >$T/tracing_on
 	for e in $EVS; do echo 0 >$T/events/block/$e/enable; done
 	read -r w1 m1 < <(statw "$dev")
@@ -34,10 +35,7 @@ probe() { # label dev
 	say "$lab unplug depths: $(grep ' block_unplug: ' $T/trace | awk '{print $NF}' | sort | uniq -c | sort -rn | head -5 | tr '\n' ' ')"
 }
 for set in idle queued; do
-	if [ $set = idle ]; then sdebug_setup add_host=2 dev_size_mb=256; else sdebug_setup add_host=2 dev_size_mb=256 delay=1; fi
-	PA=${SD_PATHS[0]} PB=${SD_PATHS[1]}
-	[ $set = queued ] && { echo 4 >/sys/block/$PA/device/queue_depth; echo 4 >/sys/block/$PB/device/queue_depth; }
-	path_vars "$PA" "$PB"
+	merge_set $set
 	probe "$PA" "$set raw-$(sed 's/.*\[\(.*\)\].*/\1/' /sys/block/$PA/queue/scheduler)"
 	for s in none mq-deadline; do
 		dm_create pm "0 $N multipath 0 0 1 1 service-time 0 2 1 $A 1 $B 1" || fail create
@@ -46,5 +44,5 @@ for set in idle queued; do
 		probe "$d" "$set $ENGINE map-$s"
 		dm_remove pm
 	done
-	sdebug_teardown
+	teardown_set sdebug
 done
