@@ -88,6 +88,16 @@ for e in "${engines[@]}"; do
 	awk '{k = $1; e = $2; $1 = $2 = ""; sub(/^ +/, ""); v[k, e] = $0; if (!(k in seen)) { seen[k] = 1; order[++n] = k } }
 		END { for (i = 1; i <= n; i++) { k = order[i]; printf "  %-32s | %s | %s\n", k, v[k, "stock"], v[k, "new"] } }' "$ft"
 done
+# the reason of each failure once more, last, where a CI view that shows only
+# the end of the log still has it: the scenario's FAIL: lines (or its last line)
+for e in "${engines[@]}"; do
+	d=$TOP/results/$KVARIANT-$e${RUN_TAG:+-$RUN_TAG}
+	grep -E '^FAIL ' "$d/verdicts" 2>/dev/null | awk '{print $2}' | while read -r t; do
+		why=$(grep -h -E '^(FAIL|mismatch|  expected|  actual)' "$d/$t.log" 2>/dev/null | tail -4)
+		[ -n "$why" ] || why=$(tail -1 "$d/$t.log" 2>/dev/null)
+		echo "[$e] FAIL $t: ${why:-no log (see $d/console.log)}" | head -5
+	done
+done
 log "total time $(($(date +%s) - t0)) s; logs in $TOP/results/"
 for l in "${lines[@]}"; do echo "$l"; done
 [ $rc -ne 0 ] && [ $F -eq 0 ] && F=1
