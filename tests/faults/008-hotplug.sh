@@ -30,12 +30,20 @@ run_engine() {
 		local dev q
 		dev=$(mp_status "$map" | awk '$2 == "A" && $4 == "A" {print $3; exit}')
 		q=$(qpath_of "${dev:-none}") || q=0
+		# each step's time from the cycle's start, so a failed cycle shows where it stopped
+		local ts ms=()
+		ts=$(now_ms)
 		hostctl unplug "$q" || fail "unplug path $q (cycle $c)"
 		wait_qpath "$q" absent 30 || fail "path $q still there after unplug (cycle $c)"
-		wait_mp_paths "$map" 1 60 || fail "multipathd did not drop path $q (cycle $c)"
+		ms+=($(($(now_ms) - ts)))
+		wait_mp_paths "$map" 1 60 || fail "multipathd did not drop path $q (cycle $c, after $(($(now_ms) - ts)) ms)"
+		ms+=($(($(now_ms) - ts)))
 		hostctl plug "$q" || fail "plug path $q (cycle $c)"
 		wait_qpath "$q" present 30 || fail "path $q did not come back (cycle $c)"
-		wait_mp_paths "$map" 2 60 || fail "multipathd did not add path $q back (cycle $c)"
+		ms+=($(($(now_ms) - ts)))
+		wait_mp_paths "$map" 2 60 || fail "multipathd did not add path $q back (cycle $c, after $(($(now_ms) - ts)) ms)"
+		ms+=($(($(now_ms) - ts)))
+		say "cycle $c: path $q ($dev) gone ${ms[0]} ms, dropped by multipathd ${ms[1]} ms, back ${ms[2]} ms, added by multipathd ${ms[3]} ms"
 		n=$((n + 1))
 	done
 	say "$n unplug/plug cycles in $((SECONDS - t0)) s under I/O"

@@ -10,6 +10,8 @@ LUN_SERIAL=BLKMPATHLUN0
 MODPROBE_SWITCH=/etc/modprobe.d/blk-mpath.conf
 
 say()  { echo "# $*"; }
+# now_ms: milliseconds since the epoch (bash 5: no fork)
+now_ms() { local t=${EPOCHREALTIME/./}; echo $((t / 1000)); }
 fail() { echo "FAIL: $*"; exit 1; }
 skip() { echo "SKIP: $*"; exit 77; }
 # run CMD...: print and run a command
