@@ -8,12 +8,13 @@ need_hostctl
 # make test: 6 cycles per engine; make test-full: 20
 if [ "${TIER:-quick}" = quick ]; then CYCLES=${HOTPLUG_CYCLES:-6}; else CYCLES=${HOTPLUG_CYCLES:-20}; fi
 
-mp_paths() { # MAP -> number of paths multipathd shows as active/ready
+# (not named mp_paths: that one, in lib/faults.sh, lists the paths for mp_status)
+mp_ready_count() { # MAP -> number of paths multipathd shows as active/ready
 	multipathd show paths raw format "%m %t %T" 2>/dev/null | awk -v m="$1" '$1 == m && $2 == "active" && $3 == "ready"' | wc -l
 }
 wait_mp_paths() { # MAP N secs
 	local i
-	for i in $(seq $(($3 * 2))); do [ "$(mp_paths "$1")" -eq "$2" ] && return 0; sleep 0.5; done
+	for i in $(seq $(($3 * 2))); do [ "$(mp_ready_count "$1")" -eq "$2" ] && return 0; sleep 0.5; done
 	multipathd show paths; dm_status "$1"; return 1
 }
 
