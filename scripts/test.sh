@@ -92,10 +92,14 @@ done
 # the end of the log still has it: the scenario's FAIL: lines (or its last line)
 for e in "${engines[@]}"; do
 	d=$TOP/results/$KVARIANT-$e${RUN_TAG:+-$RUN_TAG}
-	grep -E '^FAIL ' "$d/verdicts" 2>/dev/null | awk '{print $2}' | while read -r t; do
-		why=$(grep -h -E '^(FAIL|mismatch|  expected|  actual)' "$d/$t.log" 2>/dev/null | tail -4)
-		[ -n "$why" ] || why=$(tail -1 "$d/$t.log" 2>/dev/null)
-		echo "[$e] FAIL $t: ${why:-no log (see $d/console.log)}" | head -5
+	[ -f "$d/verdicts" ] || { echo "[$e] no verdicts: the guest crashed or hit its time limit (see $d/console.log)"; continue; }
+	grep -E '^FAIL ' "$d/verdicts" | awk '{print $2}' | while read -r t; do
+		if [ "$t" = debug/kmemleak ]; then why="see $d/kmemleak.txt"
+		else
+			why=$(grep -h -E '^(FAIL|mismatch|  expected|  actual)' "$d/$t.log" 2>/dev/null | tail -4)
+			[ -n "$why" ] || why=$(tail -1 "$d/$t.log" 2>/dev/null)
+		fi
+		echo "FAIL $t: ${why:-no log (see $d/console.log)}" | sed "s/^/[$e] /"
 	done
 done
 log "total time $(($(date +%s) - t0)) s; logs in $TOP/results/"

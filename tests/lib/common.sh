@@ -10,8 +10,9 @@ LUN_SERIAL=BLKMPATHLUN0
 MODPROBE_SWITCH=/etc/modprobe.d/blk-mpath.conf
 
 say()  { echo "# $*"; }
-# now_ms: milliseconds since the epoch (bash 5: no fork)
-now_ms() { local t=${EPOCHREALTIME/./}; echo $((t / 1000)); }
+# now_ms: milliseconds since the epoch (EPOCHREALTIME: bash 5; its decimal
+# point follows the locale, so every non-digit is dropped)
+now_ms() { local t=${EPOCHREALTIME//[!0-9]/}; echo $((t / 1000)); }
 fail() { echo "FAIL: $*"; exit 1; }
 skip() { echo "SKIP: $*"; exit 77; }
 # run CMD...: print and run a command
