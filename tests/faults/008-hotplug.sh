@@ -18,26 +18,8 @@ wait_mp_paths() { # MAP N secs
 	multipathd show paths; dm_status "$1"; return 1
 }
 
-# a failure shows, before the cleanup, what the map, multipathd, fio and the
-# kernel said (the one failure seen in CI, 2026-12-05, left only its verdict)
-fail() {
-	echo "FAIL: $*"
-	echo "--- state at the failure ($ENGINE)"
-	dmsetup table 2>&1; dmsetup status 2>&1
-	multipathd show paths format "%d %D %t %T %o" 2>&1
-	if [ -z "${FIO_PID:-}" ]; then echo "fio: not started"
-	elif kill -0 "$FIO_PID" 2>/dev/null; then echo "fio: still running"
-	else echo "fio: ended:"; tail -5 "$FIO_OUT.err" 2>/dev/null; fi
-	dmesg | grep -E 'blk-mpath|device-mapper|I/O error|Sense|rejecting' | tail -20
-	exit 1
-}
-# the scenario's time limit (tests/run-guest.sh: timeout, then 10 s) dumps too
-trap 'fail "time limit reached, in cycle ${c:-?} ($STEP)"' TERM
-
 run_engine() {
 	local map c n=0 t0
-	unset FIO_PID FIO_OUT
-	STEP="start"
 	multipathd_start
 	map=$(multipathd show maps raw format "%n" | head -1)
 	wait_mp_paths "$map" 2 60 || fail "map not healthy at start"
@@ -54,7 +36,7 @@ run_engine() {
 		# (a table just loaded has no active group until its first I/O
 		# maps: both roles are read from one status that has one)
 		local i
-		STEP="choosing the $role path"
+		STEP="cycle $c: choosing the $role path"
 		for i in $(seq 25); do
 			dev=$(mp_status "$map" | awk -v r=$role '$2 == "A" {a = 1}
 				!d && $4 == "A" && (($2 == "A") == (r == "active")) {d = $3}
@@ -63,21 +45,21 @@ run_engine() {
 			sleep 0.2
 		done
 		q=$(qpath_of "${dev:-none}") || fail "no $role path to unplug (cycle $c): $(dm_status "$map")"
-		# each step's time from the unplug (STEP: where a time limit struck)
+		# each step's time from the unplug (STEP: lib/faults.sh, where a time limit struck)
 		local ts ms=()
 		ts=$(now_ms)
-		STEP="unplugging $role path $q"
+		STEP="cycle $c: unplugging $role path $q"
 		hostctl unplug "$q" || fail "unplug path $q (cycle $c)"
 		wait_qpath "$q" absent 30 || fail "path $q still there after unplug (cycle $c)"
 		ms+=($(($(now_ms) - ts)))
-		STEP="waiting for multipathd to drop path $q"
+		STEP="cycle $c: waiting for multipathd to drop path $q"
 		wait_mp_paths "$map" 1 60 || fail "multipathd did not drop path $q (cycle $c, after $(($(now_ms) - ts)) ms)"
 		ms+=($(($(now_ms) - ts)))
-		STEP="plugging path $q"
+		STEP="cycle $c: plugging path $q"
 		hostctl plug "$q" || fail "plug path $q (cycle $c)"
 		wait_qpath "$q" present 30 || fail "path $q did not come back (cycle $c)"
 		ms+=($(($(now_ms) - ts)))
-		STEP="waiting for multipathd to add path $q"
+		STEP="cycle $c: waiting for multipathd to add path $q"
 		wait_mp_paths "$map" 2 60 || fail "multipathd did not add path $q back (cycle $c, after $(($(now_ms) - ts)) ms)"
 		ms+=($(($(now_ms) - ts)))
 		say "cycle $c: $role path $q ($dev) gone ${ms[0]} ms, dropped by multipathd ${ms[1]} ms, back ${ms[2]} ms, added by multipathd ${ms[3]} ms"

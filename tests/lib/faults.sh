@@ -18,6 +18,23 @@
 FAULT_ENGINES=${FAULT_ENGINES:-"stock new"}
 FAULT_RES=/results/faults
 FAULT_NAME=${FAULT_NAME:-$(basename "${BASH_SOURCE[1]:-$0}" .sh)}
+
+# A failure shows, before the runner's cleanup, what the maps, multipathd,
+# fio and the kernel said, so that a log alone explains it; so does the
+# scenario's time limit (tests/run-guest.sh: timeout, then 10 s; a scenario
+# may set STEP to say where it was).
+fail() {
+	echo "FAIL: $*"
+	echo "--- state at the failure (engine ${ENGINE:-?})"
+	dmsetup table 2>&1; dmsetup status 2>&1
+	multipathd show paths format "%d %D %t %T %o" 2>&1
+	if [ -z "${FIO_PID:-}" ]; then echo "fio: not started"
+	elif kill -0 "$FIO_PID" 2>/dev/null; then echo "fio: still running"
+	else echo "fio: ended:"; tail -5 "$FIO_OUT.err" 2>/dev/null; fi
+	dmesg | grep -E 'blk-mpath|device-mapper|I/O error|Sense|rejecting' | tail -20
+	exit 1
+}
+trap 'fail "time limit reached${STEP:+, $STEP}"' TERM
 # the longest completion latency any I/O may have, unless a scenario says
 mkdir -p "$FAULT_RES"
 
@@ -171,7 +188,7 @@ fio_start() {
 # fault_mark: the fault starts now (ms since the epoch, the time base of
 # fio's latency log: --log_unix_epoch; for the plots of
 # completions per 100 ms around the fault: make compare)
-fault_mark() { date +%s%3N >"$FAULT_RES/$FAULT_NAME-$ENGINE.mark"; }
+fault_mark() { now_ms >"$FAULT_RES/$FAULT_NAME-$ENGINE.mark"; }
 
 # fio_wait [grace secs]: wait for fio; a fio still running grace s after its
 # runtime is a hang: the blocked tasks are dumped and the scenario fails.
@@ -306,6 +323,7 @@ fault_main() {
 	for e in $FAULT_ENGINES; do
 		echo "=== $FAULT_NAME on $e"
 		engine_use "$e"
+		unset FIO_PID FIO_OUT STEP
 		run_engine || fail "$FAULT_NAME on $e"
 		fault_host_clear
 		echo "$e" >>"$FAULT_RES/$FAULT_NAME.done"
