@@ -9,11 +9,13 @@
 # scheduler, mq-deadline) and bio; blk-mpath mq and bio; on null_blk also
 # both request-based engines with "none" on the map.  Workloads: 4k random
 # reads (io_uring, QD32 x 2 jobs) everywhere, 64k sequential reads (QD8) on
-# the SCSI paths, submitted by io_uring (seq64k) and by libaio
+# the SCSI paths, submitted by io_uring (seq64k), by libaio
 # (seq64k-libaio: never handed to an io_uring worker thread, which io_uring
-# does for every I/O to a map that does not take RWF_NOWAIT: stock's); on
-# the SCSI paths every case for each selector of the bench (service-time,
-# round-robin).
+# does for every I/O to a map that does not take RWF_NOWAIT: stock's) and by
+# io_uring with every I/O handed to a worker thread (seq64k-async: fio's
+# force_async=1, IOSQE_ASYNC, so every engine and the raw path are submitted
+# as io_uring submits to stock's map); on the SCSI paths every case for
+# each selector of the bench (service-time, round-robin).
 #
 # Every round runs every case once, in a random order, and each case's IOPS
 # is divided by the raw IOPS of its own path set, workload and round; the
@@ -36,12 +38,18 @@ ROUNDS=$(arg bench_rounds); ROUNDS=${ROUNDS:-${BENCH_ROUNDS:-7}}
 RUNTIME=$(arg bench_runtime); RUNTIME=${RUNTIME:-${BENCH_RUNTIME:-5}}
 SETS=$(arg bench_sets); SETS=${SETS:-null_blk,sdebug,lio}
 PARTS=$(arg bench_parts)
+WORKLOADS=$(arg bench_workloads)
 RES=${RES:-/results/bench}
 case $RES in /results/?*) ;; *) echo "BENCH: FAILED: results directory $RES"; exit 1 ;; esac
 rm -rf "$RES"; mkdir -p "$RES"
 export DM_DISABLE_UDEV=1
 die_bench() { echo "BENCH: FAILED: $*"; exit 1; }
-case $PARTS in "" | merge) ;; *) die_bench "bench_parts=$PARTS: only \"merge\" (the merging part alone) is known" ;; esac
+case $PARTS in "" | merge | tables) ;;
+*) die_bench "bench_parts=$PARTS: \"merge\" (the merging part alone) or \"tables\" (the path sets' tables alone)" ;;
+esac
+for wl in ${WORKLOADS//,/ }; do
+	case $wl in rand4k | seq64k | seq64k-libaio | seq64k-async) ;; *) die_bench "bench_workloads: unknown workload $wl" ;; esac
+done
 
 # ---- engines ---------------------------------------------------------------
 use_stock() {
@@ -114,6 +122,8 @@ measure() {
 	rand4k) args=(--rw=randread --bs=4k --iodepth=32 --numjobs=2) ;;
 	seq64k) args=(--rw=read --bs=64k --iodepth=8 --numjobs=1) ;;
 	seq64k-libaio) args=(--rw=read --bs=64k --iodepth=8 --numjobs=1); eng=libaio ;;
+	seq64k-async) args=(--rw=read --bs=64k --iodepth=8 --numjobs=1 --force_async=1) ;;
+	*) echo "unknown workload $wl" >&2; return 1 ;;
 	esac
 	read -r r0 s0 < <(path_reads "$@")
 	c0=$(cpu_now); x0=$(awk '/^ctxt/ {print $2}' /proc/stat); t0=$(date +%s%N)
@@ -242,6 +252,7 @@ merge_set() {
 [ -n "${BENCH_FUNCS_ONLY:-}" ] && return 0
 
 # ---- merging: sequential 4k direct writes through the map ----------------------
+if [ "$PARTS" != tables ]; then
 # The case for a request-based map: its I/O scheduler sits above the paths
 # and merges while they are busy.  Two scsi_debug path sets:
 #   idle:    delay=0, the paths take every request at once;
@@ -298,8 +309,10 @@ print("%-8s %-22s IOPS %6d %6d %6d   I/Os per path command %5.2f %5.2f %5.2f   r
 	[ "${PIPESTATUS[0]}" = 0 ] || exit 1
 done
 [ "$PARTS" = merge ] && { echo "BENCH: DONE (merging only: blkmpath.bench_parts=merge)"; exit 0; }
+fi
 
 # ---- memory per in-flight I/O --------------------------------------------------
+if [ "$PARTS" != tables ]; then
 # 128 4k reads held for 2 s each in null_blk (timer completion): the slab
 # memory in use with them in flight, minus the same without I/O (each the
 # median of 5 readings 0.2 s apart); 3 rounds, the engines' order
@@ -344,6 +357,7 @@ for eng in stock new; do
 		awk -v l="$([ $eng = stock ] && echo stock-mq || echo blk-mpath)" \
 			'{printf "%-12s per in-flight I/O  min %6d  med %6d  max %6d bytes\n", l, $1, $2, $3}'
 done | tee -a "$RES/table.txt"
+fi
 
 cs=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)
 [ "$cs" = tsc ] || echo "BENCH: WARNING: clock source $cs, not tsc (make bench boots with clocksource=tsc):" \
@@ -354,8 +368,13 @@ IFS=, read -ra sets <<<"$SETS"
 for set in "${sets[@]}"; do
 	setup_set "$set"
 	# seq64k-libaio: the same reads submitted by libaio, which never hands
-	# an I/O to a worker thread (io_uring does, for a map without NOWAIT)
-	wls="rand4k"; [ "$set" = null_blk ] || wls="rand4k seq64k seq64k-libaio"
+	# an I/O to a worker thread (io_uring does, for a map without NOWAIT);
+	# seq64k-async: io_uring handing every one to a worker thread
+	wls="rand4k"; [ "$set" = null_blk ] || wls="rand4k seq64k seq64k-libaio seq64k-async"
+	if [ -n "$WORKLOADS" ]; then
+		wls=$(for wl in $wls; do [[ ",$WORKLOADS," == *",$wl,"* ]] && echo "$wl"; done)
+		[ -n "$wls" ] || { echo "BENCH: $set: none of $WORKLOADS is run on it"; teardown_set "$set"; continue; }
+	fi
 	for r in $(seq "$ROUNDS"); do
 		for wl in $wls; do
 			for c in $(cases_for "$set" "$wl" | tr ' ' '\n' | shuf); do
@@ -377,6 +396,7 @@ done
 
 # ratios for plots (make compare): "case min median max", rand4k
 for set in "${sets[@]}"; do
+	[ -f "$RES/$set.rand4k.raw___" ] || continue
 	for c in $(cases_for "$set" rand4k); do
 		[ "$c" = raw::: ] && continue
 		read -r _ mn md mx _ <<<"$(stats "$RES/$set.rand4k.${c//:/_}" "$RES/$set.rand4k.raw___")"
