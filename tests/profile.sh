@@ -11,6 +11,8 @@
 #                         stock mq and bio (service-time)
 #   sdebug seq64k:        raw, stock mq and bio, blk-mpath mq (service-time)
 #   sdebug seq64k-libaio: stock mq and bio, blk-mpath mq
+#   sdebug seq64k-async:  raw, stock mq, blk-mpath mq (every read handed to
+#                         an io_uring worker thread)
 export BENCH_FUNCS_ONLY=1 RES=/results/profile
 . /opt/blk-mpath/tests/bench.sh
 command -v perf >/dev/null || die_bench "perf is not in the guest image"
@@ -96,6 +98,7 @@ run_set null_blk rand4k raw::: new:mq:none:service-time new:mq::service-time new
 	stock:mq::service-time stock:bio::service-time
 run_set sdebug seq64k raw::: stock:mq::service-time stock:bio::service-time new:mq::service-time
 run_set sdebug seq64k-libaio stock:mq::service-time stock:bio::service-time new:mq::service-time
+run_set sdebug seq64k-async raw::: stock:mq::service-time new:mq::service-time
 # ---- allocations per I/O --------------------------------------------------------
 # Counted, not sampled: the kmem trace events (every kmalloc and
 # kmem_cache_alloc, with its call site and bytes) over two fio runs of
