@@ -116,18 +116,18 @@ print(int(j[sys.argv[1]]["iops"]), j[sys.argv[1]]["total_ios"], j["error"])' "$1
 # kib_per_path_request = KiB read / read requests completed on the paths.
 # Fails on a fio error.
 measure() {
-	local dev=$1 wl=$2 c0 c1 x0 x1 t0 t1 out args iops ios r0 s0 r1 s1 eng=io_uring
+	local dev=$1 wl=$2 c0 c1 x0 x1 t0 t1 out args eargs=() iops ios r0 s0 r1 s1 eng=io_uring
 	shift 2
 	case $wl in
 	rand4k) args=(--rw=randread --bs=4k --iodepth=32 --numjobs=2) ;;
 	seq64k) args=(--rw=read --bs=64k --iodepth=8 --numjobs=1) ;;
 	seq64k-libaio) args=(--rw=read --bs=64k --iodepth=8 --numjobs=1); eng=libaio ;;
-	seq64k-async) args=(--rw=read --bs=64k --iodepth=8 --numjobs=1 --force_async=1) ;;
+	seq64k-async) args=(--rw=read --bs=64k --iodepth=8 --numjobs=1); eargs=(--force_async=1) ;;
 	*) echo "unknown workload $wl" >&2; return 1 ;;
 	esac
 	read -r r0 s0 < <(path_reads "$@")
 	c0=$(cpu_now); x0=$(awk '/^ctxt/ {print $2}' /proc/stat); t0=$(date +%s%N)
-	out=$(fio --name=b --filename="$dev" "${args[@]}" --ioengine=$eng --direct=1 \
+	out=$(fio --name=b --filename="$dev" "${args[@]}" --ioengine=$eng "${eargs[@]}" --direct=1 \
 		--time_based --runtime="$RUNTIME" --group_reporting --output-format=json 2>&1) ||
 		{ echo "$out" | tail -5 >&2; return 1; }
 	c1=$(cpu_now); x1=$(awk '/^ctxt/ {print $2}' /proc/stat); t1=$(date +%s%N)
