@@ -14,7 +14,7 @@ W=$CACHE/run-bench
 # profile it was 14% of all samples on null_blk, a cost no real machine has.
 GUEST_APPEND="clocksource=tsc tsc=reliable ${BENCH_ROUNDS:+blkmpath.bench_rounds=$BENCH_ROUNDS} ${BENCH_RUNTIME:+blkmpath.bench_runtime=$BENCH_RUNTIME} ${BENCH_SETS:+blkmpath.bench_sets=$BENCH_SETS} ${BENCH_MERGE_ROUNDS:+blkmpath.bench_merge_rounds=$BENCH_MERGE_ROUNDS} ${BENCH_MERGE_SETS:+blkmpath.bench_merge_sets=$BENCH_MERGE_SETS} ${BENCH_PARTS:+blkmpath.bench_parts=$BENCH_PARTS} ${BENCH_WORKLOADS:+blkmpath.bench_workloads=$BENCH_WORKLOADS}" \
 	MODE=bench ENGINE=new TIMEOUT=${TIMEOUT:-5400} "$TOP/images/run-guest.sh" "$OUT" "$W" || exit 1
-# a partial run (BENCH_PARTS) keeps the last full run's results/bench
-D=$TOP/results/bench${BENCH_PARTS:+-$BENCH_PARTS}
+# a partial run (BENCH_PARTS, BENCH_WORKLOADS) keeps the last full run's results/bench
+D=$TOP/results/bench${BENCH_PARTS:+-$BENCH_PARTS}${BENCH_WORKLOADS:+-partial}
 mkdir -p "$TOP/results"; rm -rf "$D"; cp -r "$W/results/bench" "$D" 2>/dev/null
 echo; cat "$D/table.txt"

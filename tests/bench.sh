@@ -13,8 +13,9 @@
 # (seq64k-libaio: never handed to an io_uring worker thread, which io_uring
 # does for every I/O to a map that does not take RWF_NOWAIT: stock's) and by
 # io_uring with every I/O handed to a worker thread (seq64k-async: fio's
-# force_async=1, IOSQE_ASYNC, so every engine and the raw path are submitted
-# as io_uring submits to stock's map); on the SCSI paths every case for
+# force_async=1, IOSQE_ASYNC: every engine and the raw path get the io-wq
+# hand-off that io_uring gives every read to stock's map, which does not
+# take RWF_NOWAIT, there after a failed inline attempt); on the SCSI paths every case for
 # each selector of the bench (service-time, round-robin).
 #
 # Every round runs every case once, in a random order, and each case's IOPS
@@ -47,9 +48,11 @@ die_bench() { echo "BENCH: FAILED: $*"; exit 1; }
 case $PARTS in "" | merge | tables) ;;
 *) die_bench "bench_parts=$PARTS: \"merge\" (the merging part alone) or \"tables\" (the path sets' tables alone)" ;;
 esac
-for wl in ${WORKLOADS//,/ }; do
+IFS=, read -ra wla <<<"$WORKLOADS"
+for wl in "${wla[@]}"; do
 	case $wl in rand4k | seq64k | seq64k-libaio | seq64k-async) ;; *) die_bench "bench_workloads: unknown workload $wl" ;; esac
 done
+[ -z "$WORKLOADS" ] || [ ${#wla[@]} -gt 0 ] || die_bench "bench_workloads=$WORKLOADS names no workload"
 
 # ---- engines ---------------------------------------------------------------
 use_stock() {
@@ -365,16 +368,18 @@ cs=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)
 echo "BENCH: $ROUNDS rounds, ${RUNTIME}s per case, path sets: $SETS; every round runs each set's cases in a random order;" \
 	"clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 IFS=, read -ra sets <<<"$SETS"
+ran=0
 for set in "${sets[@]}"; do
-	setup_set "$set"
 	# seq64k-libaio: the same reads submitted by libaio, which never hands
 	# an I/O to a worker thread (io_uring does, for a map without NOWAIT);
 	# seq64k-async: io_uring handing every one to a worker thread
 	wls="rand4k"; [ "$set" = null_blk ] || wls="rand4k seq64k seq64k-libaio seq64k-async"
 	if [ -n "$WORKLOADS" ]; then
 		wls=$(for wl in $wls; do [[ ",$WORKLOADS," == *",$wl,"* ]] && echo "$wl"; done)
-		[ -n "$wls" ] || { echo "BENCH: $set: none of $WORKLOADS is run on it"; teardown_set "$set"; continue; }
+		[ -n "$wls" ] || { echo "BENCH: $set: none of $WORKLOADS is run on it" | tee -a "$RES/table.txt"; continue; }
 	fi
+	ran=$((ran + 1))
+	setup_set "$set"
 	for r in $(seq "$ROUNDS"); do
 		for wl in $wls; do
 			for c in $(cases_for "$set" "$wl" | tr ' ' '\n' | shuf); do
@@ -393,6 +398,8 @@ for set in "${sets[@]}"; do
 		done
 	done | tee -a "$RES/table.txt"
 done
+
+[ "$ran" -gt 0 ] || die_bench "no path set ran a workload (bench_sets=$SETS bench_workloads=$WORKLOADS)"
 
 # ratios for plots (make compare): "case min median max", rand4k
 for set in "${sets[@]}"; do
