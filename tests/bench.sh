@@ -400,6 +400,10 @@ for set in "${sets[@]}"; do
 done
 
 [ "$ran" -gt 0 ] || die_bench "no path set ran a workload (bench_sets=$SETS bench_workloads=$WORKLOADS)"
+# blk-mpath divided by stock in the same round, as issue #9's goals compare them
+echo | tee -a "$RES/table.txt"
+python3 /opt/blk-mpath/tests/lib/bench-vs.py "$RES" | tee -a "$RES/table.txt"
+[ "${PIPESTATUS[0]}" = 0 ] || die_bench "no blk-mpath / stock comparison"
 
 # ratios for plots (make compare): "case min median max", rand4k
 for set in "${sets[@]}"; do
