@@ -48,11 +48,12 @@ die_bench() { echo "BENCH: FAILED: $*"; exit 1; }
 case $PARTS in "" | merge | tables) ;;
 *) die_bench "bench_parts=$PARTS: \"merge\" (the merging part alone) or \"tables\" (the path sets' tables alone)" ;;
 esac
+# the workloads of the SCSI path sets (null_blk: rand4k only), see measure()
+SCSI_WLS="rand4k seq64k seq64k-libaio seq64k-async"
 IFS=, read -ra wla <<<"$WORKLOADS"
 for wl in "${wla[@]}"; do
-	case $wl in rand4k | seq64k | seq64k-libaio | seq64k-async) ;; *) die_bench "bench_workloads: unknown workload $wl" ;; esac
+	[[ " $SCSI_WLS " == *" $wl "* ]] || die_bench "bench_workloads=$WORKLOADS: unknown workload \"$wl\""
 done
-[ -z "$WORKLOADS" ] || [ ${#wla[@]} -gt 0 ] || die_bench "bench_workloads=$WORKLOADS names no workload"
 
 # ---- engines ---------------------------------------------------------------
 use_stock() {
@@ -373,7 +374,7 @@ for set in "${sets[@]}"; do
 	# seq64k-libaio: the same reads submitted by libaio, which never hands
 	# an I/O to a worker thread (io_uring does, for a map without NOWAIT);
 	# seq64k-async: io_uring handing every one to a worker thread
-	wls="rand4k"; [ "$set" = null_blk ] || wls="rand4k seq64k seq64k-libaio seq64k-async"
+	wls="rand4k"; [ "$set" = null_blk ] || wls=$SCSI_WLS
 	if [ -n "$WORKLOADS" ]; then
 		wls=$(for wl in $wls; do [[ ",$WORKLOADS," == *",$wl,"* ]] && echo "$wl"; done)
 		[ -n "$wls" ] || { echo "BENCH: $set: none of $WORKLOADS is run on it" | tee -a "$RES/table.txt"; continue; }

@@ -33,15 +33,15 @@ def main(res):
             # stock bio has no map scheduler: compare with the default one only
             if mode == "bio" and sched:
                 continue
-            other = os.path.join(res, "%s.stock_%s_%s_%s" % (setwl, mode, sched if mode == "mq" else "", sel))
+            other = os.path.join(res, "%s.stock_%s_%s_%s" % (setwl, mode, sched, sel))
             if not os.path.exists(other):
                 continue
             o = rounds(other)
             r = sorted(n[k] / o[k] for k in n if o.get(k))
             if not r:
                 continue
-            label = "blk-mpath-mq%s %s / stock-%s%s" % ("/" + sched if sched else "", sel[:2], mode,
-                                                         "/" + sched if sched and mode == "mq" else "")
+            sfx = "/" + sched if sched else ""
+            label = "blk-mpath-mq%s %s / stock-%s%s" % (sfx, sel[:2], mode, sfx)
             rows.append("%-28s %-38s %5.2f %5.2f %5.2f %d" % (setwl.replace(".", " "), label, r[0],
                                                               statistics.median(r), r[-1], len(r)))
     if not rows:
