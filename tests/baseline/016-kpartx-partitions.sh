@@ -20,4 +20,7 @@ dd if=/tmp/pat of=/dev/blkvg/lv0 bs=1M oflag=direct status=none || fail "write L
 cmp /tmp/pat <(dd if=/dev/blkvg/lv0 bs=1M count=4 iflag=direct status=none) || fail "LV data differs"
 run vgchange -an blkvg >/dev/null
 run vgremove -f blkvg >/dev/null
-run kpartx -d -p p /dev/mapper/mpk || fail "kpartx -d"
+echo "+ kpartx -d -p p /dev/mapper/mpk"
+when_unopened kpartx -d -p p /dev/mapper/mpk || { dmsetup info mpkp1; fail "kpartx -d"; }
+[ -e /dev/mapper/mpkp1 ] && fail "mpkp1 still there after kpartx -d"
+run dm_remove mpk || fail "remove mpk"

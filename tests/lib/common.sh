@@ -189,17 +189,22 @@ dm_wait_event_change() { # map old_count
 	for i in $(seq 50); do [ "$(dm_events "$1")" != "$2" ] && return 0; sleep 0.1; done
 	return 1
 }
-# dm_remove NAME: remove a map once udev's own openers (blkid after a
-# close-after-write "change" event) have let go of it
-dm_remove() {
+# when_unopened CMD...: run a command that removes maps (dmsetup remove,
+# kpartx -d) once udev's own openers have let go of them: a close after a
+# write makes udev send a "change" event and blkid open the device for a
+# moment, which makes the removal fail with EBUSY. Bounded: 20 tries 0.5 s
+# apart after udev settles; the last try's error is shown.
+when_unopened() {
 	local i
 	settle
 	for i in $(seq 20); do
-		dmsetup remove "$1" 2>/dev/null && return 0
+		"$@" >/dev/null 2>&1 && return 0
 		sleep 0.5
 	done
-	dmsetup remove "$1"
+	"$@"
 }
+# dm_remove NAME
+dm_remove() { when_unopened dmsetup remove "$1"; }
 dm_create() { # name table
 	echo "+ dmsetup create $1 --table '$2'"
 	dmsetup create "$1" --table "$2"
