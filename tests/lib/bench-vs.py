@@ -5,9 +5,13 @@ For every path set and workload in RESDIR (tests/bench.sh's per-case files,
 lines "iops cpu_us cs round cpus kib"), each blk-mpath request-based case is
 divided by the stock case with the same queue mode, scheduler and selector
 (stock mq and stock bio), in the same round: min / median / max of that
-ratio over the rounds both ran.  Usage: bench-vs.py RESDIR
+ratio over the rounds both ran, the rounds blk-mpath was ahead in (ratio
+> 1), and the two-sided sign test's p: the chance of a split at least that
+uneven if neither engine were faster (ties left out).  Usage:
+bench-vs.py RESDIR
 """
 import glob
+import math
 import os
 import statistics
 import sys
@@ -20,6 +24,16 @@ def rounds(path):
             v = line.split()
             out[v[3]] = float(v[0])
     return out
+
+
+def sign_p(ahead, behind):
+    """two-sided sign test: P(a split at least this uneven | p = 1/2)"""
+    n = ahead + behind
+    if not n:
+        return 1.0
+    k = min(ahead, behind)
+    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2.0 ** n
+    return min(1.0, 2 * tail)
 
 
 def main(res):
@@ -42,12 +56,16 @@ def main(res):
                 continue
             sfx = "/" + sched if sched else ""
             label = "blk-mpath-mq%s %s / stock-%s%s" % (sfx, sel[:2], mode, sfx)
-            rows.append("%-28s %-38s %5.2f %5.2f %5.2f %d" % (setwl.replace(".", " "), label, r[0],
-                                                              statistics.median(r), r[-1], len(r)))
+            ahead = sum(1 for x in r if x > 1)
+            behind = sum(1 for x in r if x < 1)
+            rows.append("%-28s %-38s %5.2f %5.2f %5.2f %2d   ahead %2d/%-2d p %.3f" % (
+                setwl.replace(".", " "), label, r[0], statistics.median(r), r[-1], len(r),
+                ahead, len(r), sign_p(ahead, behind)))
     if not rows:
         print("bench-vs: no blk-mpath case with a stock counterpart in %s" % res, file=sys.stderr)
         return 1
-    print("== blk-mpath / stock, IOPS of the same round (min med max over the rounds)")
+    print("== blk-mpath / stock, IOPS of the same round (min med max, rounds; rounds blk-mpath"
+          " was ahead in; sign test p)")
     print("\n".join(rows))
     return 0
 
