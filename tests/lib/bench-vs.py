@@ -58,9 +58,10 @@ def main(res):
             label = "blk-mpath-mq%s %s / stock-%s%s" % (sfx, sel[:2], mode, sfx)
             ahead = sum(1 for x in r if x > 1)
             behind = sum(1 for x in r if x < 1)
-            rows.append("%-28s %-38s %5.2f %5.2f %5.2f %2d   ahead %2d/%-2d p %.3f" % (
+            p = sign_p(ahead, behind)
+            rows.append("%-28s %-38s %5.2f %5.2f %5.2f %2d   ahead %2d/%-2d p %s" % (
                 setwl.replace(".", " "), label, r[0], statistics.median(r), r[-1], len(r),
-                ahead, len(r), sign_p(ahead, behind)))
+                ahead, len(r), "<0.001" if p < 0.001 else "%.3f" % p))
     if not rows:
         print("bench-vs: no blk-mpath case with a stock counterpart in %s" % res, file=sys.stderr)
         return 1
