@@ -4,6 +4,8 @@
 #   images/run-guest.sh KERNEL_OUT_DIR WORKDIR
 # Environment: MODE=test|demo|bench|profile  ENGINE=stock|new  T=suite[,suite|suite/name]
 #              TIMEOUT=seconds (hard limit for the guest)  GUEST_MEM=MiB
+#              GUEST_SMP=vCPUs (2)  QEMU_EXTRA=more QEMU options (make bench's
+#              BENCH_ICOUNT=1: one vCPU, -icount shift=0)
 . "$(dirname "$0")/../scripts/lib.sh"
 OUT=$1 W=$2
 MODE=${MODE:-test} ENGINE=${ENGINE:-stock} T=${T:-baseline} TIMEOUT=${TIMEOUT:-2400}
@@ -27,10 +29,10 @@ rm -f "$W/qmp.sock" "$W/ctl.sock" "$W/hostctl.log"
 hpid=$!
 APPEND="root=/dev/vda rw console=ttyS0,115200 printk.time=1 log_buf_len=8M printk.devkmsg=on loglevel=5 panic=-1 oops=panic systemd.show_status=false"
 APPEND="$APPEND blkmpath.mode=$MODE blkmpath.engine=$ENGINE blkmpath.tests=$T ${GUEST_APPEND:-}"
-log "booting guest (TCG, 2 vCPU): mode=$MODE engine=$ENGINE tests=$T, limit ${TIMEOUT}s; console: $W/console.log"
+log "booting guest (TCG, ${GUEST_SMP:-2} vCPU${QEMU_EXTRA:+, $QEMU_EXTRA}): mode=$MODE engine=$ENGINE tests=$T, limit ${TIMEOUT}s; console: $W/console.log"
 start=$(date +%s)
 set +e
-timeout -k 10 "$TIMEOUT" qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m "${GUEST_MEM:-2048}" \
+timeout -k 10 "$TIMEOUT" qemu-system-x86_64 -accel tcg -cpu max -smp "${GUEST_SMP:-2}" ${QEMU_EXTRA:-} -m "${GUEST_MEM:-2048}" \
 	-display none -monitor none -no-reboot -serial stdio \
 	-kernel "$KIMG" -append "$APPEND" \
 	-drive file="$W/root.img",format=raw,if=virtio,cache=unsafe \
