@@ -20,8 +20,9 @@ W=$CACHE/run-bench
 # try with two (-icount shift=0,sleep=off) stopped 0.11 s into the boot.
 ICOUNT_SFX=
 if [ "${BENCH_ICOUNT:-}" = 1 ]; then
-	export GUEST_SMP=1 QEMU_EXTRA="-icount shift=0"; ICOUNT_SFX=-icount
+	export GUEST_SMP=1 QEMU_EXTRA="-icount shift=0"
 fi
+case "${QEMU_EXTRA:-}" in *icount*) ICOUNT_SFX=-icount ;; esac
 GUEST_APPEND="clocksource=tsc tsc=reliable ${BENCH_ROUNDS:+blkmpath.bench_rounds=$BENCH_ROUNDS} ${BENCH_RUNTIME:+blkmpath.bench_runtime=$BENCH_RUNTIME} ${BENCH_SETS:+blkmpath.bench_sets=$BENCH_SETS} ${BENCH_MERGE_ROUNDS:+blkmpath.bench_merge_rounds=$BENCH_MERGE_ROUNDS} ${BENCH_MERGE_SETS:+blkmpath.bench_merge_sets=$BENCH_MERGE_SETS} ${BENCH_PARTS:+blkmpath.bench_parts=$BENCH_PARTS} ${BENCH_WORKLOADS:+blkmpath.bench_workloads=$BENCH_WORKLOADS}" \
 	MODE=bench ENGINE=new TIMEOUT=${TIMEOUT:-5400} "$TOP/images/run-guest.sh" "$OUT" "$W" || exit 1
 # a partial run (BENCH_PARTS, BENCH_WORKLOADS) or an icount run keeps the last full run's results/bench

@@ -22,5 +22,5 @@ run vgchange -an blkvg >/dev/null
 run vgremove -f blkvg >/dev/null
 echo "+ kpartx -d -p p /dev/mapper/mpk"
 when_unopened kpartx -d -p p /dev/mapper/mpk || { dmsetup info mpkp1; fail "kpartx -d"; }
-[ -e /dev/mapper/mpkp1 ] && fail "mpkp1 still there after kpartx -d"
+dmsetup info mpkp1 >/dev/null 2>&1 && fail "map mpkp1 still there after kpartx -d"
 run dm_remove mpk || fail "remove mpk"

@@ -6,7 +6,7 @@ lines "iops cpu_us cs round cpus kib"), each blk-mpath request-based case is
 divided by the stock case with the same queue mode, scheduler and selector
 (stock mq and stock bio), in the same round: min / median / max of that
 ratio over the rounds both ran, the rounds blk-mpath was ahead in (ratio
-> 1), and the two-sided sign test's p: the chance of a split at least that
+> 1) out of those not tied, and the two-sided sign test's p: the chance of a split at least that
 uneven if neither engine were faster (ties left out).  Usage:
 bench-vs.py RESDIR
 """
@@ -61,7 +61,7 @@ def main(res):
             p = sign_p(ahead, behind)
             rows.append("%-28s %-38s %5.2f %5.2f %5.2f %2d   ahead %2d/%-2d p %s" % (
                 setwl.replace(".", " "), label, r[0], statistics.median(r), r[-1], len(r),
-                ahead, len(r), "<0.001" if p < 0.001 else "%.3f" % p))
+                ahead, ahead + behind, "<0.001" if p < 0.001 else "%.3f" % p))
     if not rows:
         print("bench-vs: no blk-mpath case with a stock counterpart in %s" % res, file=sys.stderr)
         return 1
