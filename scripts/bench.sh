@@ -13,15 +13,13 @@ W=$CACHE/run-bench
 # (request start, I/O accounting, the selectors' service times): in make
 # profile it was 14% of all samples on null_blk, a cost no real machine has.
 # BENCH_ICOUNT=1: one vCPU whose clock is its instruction count (QEMU
-# -icount shift=0: 1 ns per guest instruction), so a case's IOPS and CPU
-# per I/O are its instruction cost, the same to about 1% from round to
-# round, where real-time TCG swings by 2x; no parallelism, and a context
-# switch or an interrupt costs only its instructions.  One vCPU: the one
-# try with two (-icount shift=0,sleep=off) stopped 0.11 s into the boot.
+# -icount shift=0: 1 ns per guest instruction): busy time is an
+# instruction count, rounds agree within 1-2% where real-time TCG swings
+# by 2x; idle time still follows the host clock, nothing runs in parallel,
+# and a context switch costs only its instructions.  One vCPU: the one try
+# with two (-icount shift=0,sleep=off) stopped 0.11 s into the boot.
+[ "${BENCH_ICOUNT:-}" = 1 ] && export GUEST_SMP=1 QEMU_EXTRA="-icount shift=0"
 ICOUNT_SFX=
-if [ "${BENCH_ICOUNT:-}" = 1 ]; then
-	export GUEST_SMP=1 QEMU_EXTRA="-icount shift=0"
-fi
 case "${QEMU_EXTRA:-}" in *icount*) ICOUNT_SFX=-icount ;; esac
 GUEST_APPEND="clocksource=tsc tsc=reliable ${BENCH_ROUNDS:+blkmpath.bench_rounds=$BENCH_ROUNDS} ${BENCH_RUNTIME:+blkmpath.bench_runtime=$BENCH_RUNTIME} ${BENCH_SETS:+blkmpath.bench_sets=$BENCH_SETS} ${BENCH_MERGE_ROUNDS:+blkmpath.bench_merge_rounds=$BENCH_MERGE_ROUNDS} ${BENCH_MERGE_SETS:+blkmpath.bench_merge_sets=$BENCH_MERGE_SETS} ${BENCH_PARTS:+blkmpath.bench_parts=$BENCH_PARTS} ${BENCH_WORKLOADS:+blkmpath.bench_workloads=$BENCH_WORKLOADS}" \
 	MODE=bench ENGINE=new TIMEOUT=${TIMEOUT:-5400} "$TOP/images/run-guest.sh" "$OUT" "$W" || exit 1

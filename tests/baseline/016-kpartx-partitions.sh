@@ -20,7 +20,6 @@ dd if=/tmp/pat of=/dev/blkvg/lv0 bs=1M oflag=direct status=none || fail "write L
 cmp /tmp/pat <(dd if=/dev/blkvg/lv0 bs=1M count=4 iflag=direct status=none) || fail "LV data differs"
 run vgchange -an blkvg >/dev/null
 run vgremove -f blkvg >/dev/null
-echo "+ kpartx -d -p p /dev/mapper/mpk"
-when_unopened kpartx -d -p p /dev/mapper/mpk || { dmsetup info mpkp1; fail "kpartx -d"; }
+run when_unopened kpartx -d -p p /dev/mapper/mpk || { dmsetup info mpkp1; fail "kpartx -d"; }
 dmsetup info mpkp1 >/dev/null 2>&1 && fail "map mpkp1 still there after kpartx -d"
 run dm_remove mpk || fail "remove mpk"

@@ -6,8 +6,8 @@ lines "iops cpu_us cs round cpus kib"), each blk-mpath request-based case is
 divided by the stock case with the same queue mode, scheduler and selector
 (stock mq and stock bio), in the same round: min / median / max of that
 ratio over the rounds both ran, the rounds blk-mpath was ahead in (ratio
-> 1) out of those not tied, and the two-sided sign test's p: the chance of a split at least that
-uneven if neither engine were faster (ties left out).  Usage:
+> 1) out of those not tied, and the two-sided sign test's p: the chance
+of a split at least that uneven if neither engine were faster.  Usage:
 bench-vs.py RESDIR
 """
 import glob
