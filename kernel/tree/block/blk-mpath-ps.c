@@ -19,8 +19,12 @@
 #include <linux/minmax.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/overflow.h>
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
 #include <linux/refcount.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 #include <linux/topology.h>
 
 #include "blk-mpath-ps.h"
@@ -85,44 +89,181 @@ static void ps_free_paths(struct list_head *paths, size_t offset)
 	}
 }
 
+/*
+ * ---- path sets: round-robin, queue-length and service-time ---------------
+ *
+ * Stock keeps a group's paths on a valid and a failed list under a spinlock
+ * that every I/O of the group takes with interrupts off, and moves the
+ * chosen path to the tail of its list on every I/O: one lock and a few
+ * stores shared by every CPU that submits to the map.  These three
+ * selectors instead keep their paths in an array that ->select_path() reads
+ * without a lock, under the RCU read lock the engine holds around it
+ * (blk_mpath_choose_path()), skipping the paths whose valid flag is clear.
+ *
+ * Lifetime: ->add_path() publishes a copy of the array one slot longer with
+ * rcu_assign_pointer() and frees the old one after a grace period (the
+ * engine adds every path before it starts, so in practice before the
+ * first selection); ->destroy() frees the array and the path infos once
+ * the engine has waited for its readers (blk_mpath_destroy()).  The lock
+ * serialises the writers of the array and of the valid flags (->add_path,
+ * ->fail_path, ->reinstate_path); readers take READ_ONCE() snapshots.
+ * A selection that races with a failure may still return the failing
+ * path, as it may on stock right after the lock is dropped.
+ */
+struct ps_member {
+	struct blk_mpath_path *path;
+	bool valid;			/* not failed */
+};
+
+struct ps_members {
+	struct rcu_head rcu;
+	unsigned int nr;
+	struct ps_member *m[];		/* in the order the paths were added */
+};
+
+struct ps_set {
+	struct ps_members __rcu *members;
+	spinlock_t lock;		/* serialises the writers */
+	/* round-robin: the slot to try next */
+	unsigned int rr_next;
+	/* queue-length, service-time: each CPU's next first slot */
+	unsigned int __percpu *start;
+};
+
+static struct ps_set *ps_set_alloc(bool per_cpu_start)
+{
+	struct ps_set *s = kzalloc(sizeof(*s), GFP_KERNEL);
+	struct ps_members *ms = kzalloc(sizeof(*ms), GFP_KERNEL);
+
+	if (!s || !ms)
+		goto bad;
+	if (per_cpu_start) {
+		s->start = alloc_percpu(unsigned int);
+		if (!s->start)
+			goto bad;
+	}
+	spin_lock_init(&s->lock);
+	RCU_INIT_POINTER(s->members, ms);
+	return s;
+bad:
+	kfree(ms);
+	kfree(s);
+	return NULL;
+}
+
+/* After the engine's grace period: no reader is left. */
+static void ps_set_free(struct ps_set *s)
+{
+	struct ps_members *ms = rcu_dereference_protected(s->members, true);
+	unsigned int i;
+
+	for (i = 0; i < ms->nr; i++)
+		kfree(ms->m[i]);
+	kfree(ms);
+	free_percpu(s->start);
+	kfree(s);
+}
+
+/*
+ * Adds @pm (the head of a path info) as a valid path.  Process context.  The
+ * owner adds a group's paths one at a time (table construction); another
+ * add in between only makes this allocate again.
+ */
+static int ps_set_add(struct ps_set *s, struct ps_member *pm)
+{
+	struct ps_members *old, *ms = NULL;
+	unsigned int nr = 0;
+	unsigned long flags;
+
+	pm->valid = true;
+	spin_lock_irqsave(&s->lock, flags);
+	for (;;) {
+		old = rcu_dereference_protected(s->members,
+						lockdep_is_held(&s->lock));
+		if (ms && nr == old->nr)
+			break;
+		nr = old->nr;
+		spin_unlock_irqrestore(&s->lock, flags);
+		kfree(ms);
+		ms = kmalloc(struct_size(ms, m, nr + 1), GFP_KERNEL);
+		if (!ms)
+			return -ENOMEM;
+		spin_lock_irqsave(&s->lock, flags);
+	}
+	ms->nr = nr + 1;
+	memcpy(ms->m, old->m, nr * sizeof(ms->m[0]));
+	ms->m[nr] = pm;
+	rcu_assign_pointer(s->members, ms);
+	spin_unlock_irqrestore(&s->lock, flags);
+	kfree_rcu(old, rcu);
+	return 0;
+}
+
+static void ps_set_valid(struct ps_set *s, struct ps_member *pm, bool valid)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&s->lock, flags);
+	WRITE_ONCE(pm->valid, valid);
+	spin_unlock_irqrestore(&s->lock, flags);
+}
+
+/* The slot of @pm in the array; under s->lock. */
+static unsigned int ps_set_slot(struct ps_set *s, struct ps_member *pm)
+{
+	struct ps_members *ms;
+	unsigned int i;
+
+	ms = rcu_dereference_protected(s->members, lockdep_is_held(&s->lock));
+	for (i = 0; i < ms->nr; i++)
+		if (ms->m[i] == pm)
+			break;
+	return i;
+}
+
+/*
+ * Queue-length and service-time scan from the slot after the one this CPU
+ * chose last, so that paths of equal load take turns: stock moves the
+ * chosen path to the tail of its list for that.  Per CPU, so that CPUs
+ * share no store; a preempted caller may update another CPU's slot, which
+ * only changes where a scan starts.
+ */
+static unsigned int ps_set_first(struct ps_set *s, unsigned int nr)
+{
+	unsigned int slot = this_cpu_read(*s->start);
+
+	return slot < nr ? slot : 0;
+}
+
+static void ps_set_chosen(struct ps_set *s, unsigned int slot)
+{
+	this_cpu_write(*s->start, slot + 1);
+}
+
 /* ---- round-robin --------------------------------------------------------- */
 
 #define RR_MIN_IO	1
 
 struct rr_path_info {
-	struct list_head list;
-	struct blk_mpath_path *path;
+	struct ps_member m;		/* first: freed through the set */
 	unsigned int repeat_count;
-};
-
-struct rr_selector {
-	struct list_head valid_paths;
-	struct list_head invalid_paths;
-	spinlock_t lock;		/* protects the path lists */
 };
 
 static int rr_create(struct blk_mpath_selector *ps, unsigned int argc,
 		     char **argv, char **error)
 {
-	struct rr_selector *s = kmalloc(sizeof(*s), GFP_KERNEL);
+	struct ps_set *s = ps_set_alloc(false);
 
 	if (!s)
 		return -ENOMEM;
 
-	INIT_LIST_HEAD(&s->valid_paths);
-	INIT_LIST_HEAD(&s->invalid_paths);
-	spin_lock_init(&s->lock);
 	ps->context = s;
 	return 0;
 }
 
 static void rr_destroy(struct blk_mpath_selector *ps)
 {
-	struct rr_selector *s = ps->context;
-
-	ps_free_paths(&s->valid_paths, offsetof(struct rr_path_info, list));
-	ps_free_paths(&s->invalid_paths, offsetof(struct rr_path_info, list));
-	kfree(s);
+	ps_set_free(ps->context);
 	ps->context = NULL;
 }
 
@@ -147,10 +288,8 @@ static int rr_add_path(struct blk_mpath_selector *ps,
 		       struct blk_mpath_path *path, unsigned int argc,
 		       char **argv, char **error)
 {
-	struct rr_selector *s = ps->context;
 	struct rr_path_info *pi;
 	unsigned int repeat_count = RR_MIN_IO;
-	unsigned long flags;
 	char dummy;
 
 	if (argc > 1) {
@@ -175,13 +314,14 @@ static int rr_add_path(struct blk_mpath_selector *ps,
 		return -ENOMEM;
 	}
 
-	pi->path = path;
+	pi->m.path = path;
 	pi->repeat_count = repeat_count;
+	if (ps_set_add(ps->context, &pi->m)) {
+		kfree(pi);
+		*error = "round-robin ps: Error allocating path context";
+		return -ENOMEM;
+	}
 	path->pscontext = pi;
-
-	spin_lock_irqsave(&s->lock, flags);
-	list_add_tail(&pi->list, &s->valid_paths);
-	spin_unlock_irqrestore(&s->lock, flags);
 
 	return 0;
 }
@@ -189,45 +329,50 @@ static int rr_add_path(struct blk_mpath_selector *ps,
 static void rr_fail_path(struct blk_mpath_selector *ps,
 			 struct blk_mpath_path *p)
 {
-	struct rr_selector *s = ps->context;
 	struct rr_path_info *pi = p->pscontext;
-	unsigned long flags;
 
-	spin_lock_irqsave(&s->lock, flags);
-	list_move(&pi->list, &s->invalid_paths);
-	spin_unlock_irqrestore(&s->lock, flags);
+	ps_set_valid(ps->context, &pi->m, false);
 }
 
+/* Stock puts a reinstated path at the head of the list: it is tried next. */
 static int rr_reinstate_path(struct blk_mpath_selector *ps,
 			     struct blk_mpath_path *p)
 {
-	struct rr_selector *s = ps->context;
 	struct rr_path_info *pi = p->pscontext;
+	struct ps_set *s = ps->context;
 	unsigned long flags;
 
 	spin_lock_irqsave(&s->lock, flags);
-	list_move(&pi->list, &s->valid_paths);
+	WRITE_ONCE(pi->m.valid, true);
+	WRITE_ONCE(s->rr_next, ps_set_slot(s, &pi->m));
 	spin_unlock_irqrestore(&s->lock, flags);
 
 	return 0;
 }
 
+/*
+ * The valid paths in turn, in the order they were added: stock's order,
+ * except after a reinstatement, which stock moves to the head of its list
+ * and which here is tried next and then keeps its own place.  Concurrent
+ * selections may pick the same path; each CPU still goes round.
+ */
 static struct blk_mpath_path *rr_select_path(struct blk_mpath_selector *ps,
 					     size_t nr_bytes)
 {
-	struct rr_selector *s = ps->context;
-	struct rr_path_info *pi = NULL;
-	unsigned long flags;
+	struct ps_set *s = ps->context;
+	struct ps_members *ms = rcu_dereference(s->members);
+	unsigned int i, slot = READ_ONCE(s->rr_next);
 
-	spin_lock_irqsave(&s->lock, flags);
-	if (!list_empty(&s->valid_paths)) {
-		pi = list_first_entry(&s->valid_paths, struct rr_path_info,
-				      list);
-		list_move_tail(&pi->list, &s->valid_paths);
+	for (i = 0; i < ms->nr; i++, slot++) {
+		if (slot >= ms->nr)
+			slot = 0;
+		if (READ_ONCE(ms->m[slot]->valid)) {
+			WRITE_ONCE(s->rr_next, slot + 1);
+			return ms->m[slot]->path;
+		}
 	}
-	spin_unlock_irqrestore(&s->lock, flags);
 
-	return pi ? pi->path : NULL;
+	return NULL;
 }
 
 static struct blk_mpath_selector_type rr_ps = {
@@ -248,36 +393,16 @@ static struct blk_mpath_selector_type rr_ps = {
 #define QL_MIN_IO	1
 
 struct ql_path_info {
-	struct list_head list;
-	struct blk_mpath_path *path;
+	struct ps_member m;	/* first: freed through the set */
 	unsigned int repeat_count;
 	atomic_t qlen;		/* the number of in-flight I/Os */
 };
 
-/* queue-length, service-time and historical-service-time share this. */
-struct list_selector {
-	struct list_head valid_paths;
-	struct list_head failed_paths;
-	spinlock_t lock;		/* protects the path lists */
-};
-
-static struct list_selector *list_selector_alloc(void)
-{
-	struct list_selector *s = kmalloc(sizeof(*s), GFP_KERNEL);
-
-	if (s) {
-		INIT_LIST_HEAD(&s->valid_paths);
-		INIT_LIST_HEAD(&s->failed_paths);
-		spin_lock_init(&s->lock);
-	}
-
-	return s;
-}
-
+/* queue-length and service-time share this. */
 static int ql_create(struct blk_mpath_selector *ps, unsigned int argc,
 		     char **argv, char **error)
 {
-	struct list_selector *s = list_selector_alloc();
+	struct ps_set *s = ps_set_alloc(true);
 
 	if (!s)
 		return -ENOMEM;
@@ -288,11 +413,7 @@ static int ql_create(struct blk_mpath_selector *ps, unsigned int argc,
 
 static void ql_destroy(struct blk_mpath_selector *ps)
 {
-	struct list_selector *s = ps->context;
-
-	ps_free_paths(&s->valid_paths, offsetof(struct ql_path_info, list));
-	ps_free_paths(&s->failed_paths, offsetof(struct ql_path_info, list));
-	kfree(s);
+	ps_set_free(ps->context);
 	ps->context = NULL;
 }
 
@@ -326,10 +447,8 @@ static int ql_add_path(struct blk_mpath_selector *ps,
 		       struct blk_mpath_path *path, unsigned int argc,
 		       char **argv, char **error)
 {
-	struct list_selector *s = ps->context;
 	struct ql_path_info *pi;
 	unsigned int repeat_count = QL_MIN_IO;
-	unsigned long flags;
 	char dummy;
 
 	/*
@@ -358,14 +477,15 @@ static int ql_add_path(struct blk_mpath_selector *ps,
 		return -ENOMEM;
 	}
 
-	pi->path = path;
+	pi->m.path = path;
 	pi->repeat_count = repeat_count;
 	atomic_set(&pi->qlen, 0);
+	if (ps_set_add(ps->context, &pi->m)) {
+		kfree(pi);
+		*error = "queue-length ps: Error allocating path information";
+		return -ENOMEM;
+	}
 	path->pscontext = pi;
-
-	spin_lock_irqsave(&s->lock, flags);
-	list_add_tail(&pi->list, &s->valid_paths);
-	spin_unlock_irqrestore(&s->lock, flags);
 
 	return 0;
 }
@@ -373,60 +493,54 @@ static int ql_add_path(struct blk_mpath_selector *ps,
 static void ql_fail_path(struct blk_mpath_selector *ps,
 			 struct blk_mpath_path *path)
 {
-	struct list_selector *s = ps->context;
 	struct ql_path_info *pi = path->pscontext;
-	unsigned long flags;
 
-	spin_lock_irqsave(&s->lock, flags);
-	list_move(&pi->list, &s->failed_paths);
-	spin_unlock_irqrestore(&s->lock, flags);
+	ps_set_valid(ps->context, &pi->m, false);
 }
 
 static int ql_reinstate_path(struct blk_mpath_selector *ps,
 			     struct blk_mpath_path *path)
 {
-	struct list_selector *s = ps->context;
 	struct ql_path_info *pi = path->pscontext;
-	unsigned long flags;
 
-	spin_lock_irqsave(&s->lock, flags);
-	list_move_tail(&pi->list, &s->valid_paths);
-	spin_unlock_irqrestore(&s->lock, flags);
-
+	ps_set_valid(ps->context, &pi->m, true);
 	return 0;
 }
 
+/* The valid path with the fewest I/Os in flight; equals alternate. */
 static struct blk_mpath_path *ql_select_path(struct blk_mpath_selector *ps,
 					     size_t nr_bytes)
 {
-	struct list_selector *s = ps->context;
+	struct ps_set *s = ps->context;
+	struct ps_members *ms = rcu_dereference(s->members);
 	struct ql_path_info *pi, *best = NULL;
-	struct blk_mpath_path *ret = NULL;
-	unsigned long flags;
+	unsigned int i, slot, best_slot = 0;
+	int qlen, best_qlen = 0;
 
-	spin_lock_irqsave(&s->lock, flags);
-	if (list_empty(&s->valid_paths))
-		goto out;
+	if (!ms->nr)
+		return NULL;
 
-	list_for_each_entry(pi, &s->valid_paths, list) {
-		if (!best ||
-		    atomic_read(&pi->qlen) < atomic_read(&best->qlen))
+	slot = ps_set_first(s, ms->nr);
+	for (i = 0; i < ms->nr; i++, slot++) {
+		if (slot >= ms->nr)
+			slot = 0;
+		pi = container_of(ms->m[slot], struct ql_path_info, m);
+		if (!READ_ONCE(pi->m.valid))
+			continue;
+		qlen = atomic_read(&pi->qlen);
+		if (!best || qlen < best_qlen) {
 			best = pi;
-
-		if (!atomic_read(&best->qlen))
-			break;
+			best_qlen = qlen;
+			best_slot = slot;
+			if (!qlen)
+				break;
+		}
 	}
-
 	if (!best)
-		goto out;
+		return NULL;
 
-	/* Move most recently used to least preferred to evenly balance. */
-	list_move_tail(&best->list, &s->valid_paths);
-
-	ret = best->path;
-out:
-	spin_unlock_irqrestore(&s->lock, flags);
-	return ret;
+	ps_set_chosen(s, best_slot);
+	return best->m.path;
 }
 
 static int ql_start_io(struct blk_mpath_selector *ps,
@@ -470,22 +584,11 @@ static struct blk_mpath_selector_type ql_ps = {
 #define ST_MAX_INFLIGHT_SIZE	((size_t)-1 >> ST_MAX_RELATIVE_THROUGHPUT_SHIFT)
 
 struct st_path_info {
-	struct list_head list;
-	struct blk_mpath_path *path;
+	struct ps_member m;		/* first: freed through the set */
 	unsigned int repeat_count;
 	unsigned int relative_throughput;
 	atomic_t in_flight_size;	/* Total size of in-flight I/Os */
 };
-
-static void st_destroy(struct blk_mpath_selector *ps)
-{
-	struct list_selector *s = ps->context;
-
-	ps_free_paths(&s->valid_paths, offsetof(struct st_path_info, list));
-	ps_free_paths(&s->failed_paths, offsetof(struct st_path_info, list));
-	kfree(s);
-	ps->context = NULL;
-}
 
 static int st_status(struct blk_mpath_selector *ps, struct blk_mpath_path *path,
 		     enum blk_mpath_status_type type, char *result,
@@ -518,11 +621,9 @@ static int st_add_path(struct blk_mpath_selector *ps,
 		       struct blk_mpath_path *path, unsigned int argc,
 		       char **argv, char **error)
 {
-	struct list_selector *s = ps->context;
 	struct st_path_info *pi;
 	unsigned int repeat_count = ST_MIN_IO;
 	unsigned int relative_throughput = 1;
-	unsigned long flags;
 	char dummy;
 
 	/*
@@ -564,15 +665,16 @@ static int st_add_path(struct blk_mpath_selector *ps,
 		return -ENOMEM;
 	}
 
-	pi->path = path;
+	pi->m.path = path;
 	pi->repeat_count = repeat_count;
 	pi->relative_throughput = relative_throughput;
 	atomic_set(&pi->in_flight_size, 0);
+	if (ps_set_add(ps->context, &pi->m)) {
+		kfree(pi);
+		*error = "service-time ps: Error allocating path context";
+		return -ENOMEM;
+	}
 	path->pscontext = pi;
-
-	spin_lock_irqsave(&s->lock, flags);
-	list_add_tail(&pi->list, &s->valid_paths);
-	spin_unlock_irqrestore(&s->lock, flags);
 
 	return 0;
 }
@@ -580,26 +682,17 @@ static int st_add_path(struct blk_mpath_selector *ps,
 static void st_fail_path(struct blk_mpath_selector *ps,
 			 struct blk_mpath_path *path)
 {
-	struct list_selector *s = ps->context;
 	struct st_path_info *pi = path->pscontext;
-	unsigned long flags;
 
-	spin_lock_irqsave(&s->lock, flags);
-	list_move(&pi->list, &s->failed_paths);
-	spin_unlock_irqrestore(&s->lock, flags);
+	ps_set_valid(ps->context, &pi->m, false);
 }
 
 static int st_reinstate_path(struct blk_mpath_selector *ps,
 			     struct blk_mpath_path *path)
 {
-	struct list_selector *s = ps->context;
 	struct st_path_info *pi = path->pscontext;
-	unsigned long flags;
 
-	spin_lock_irqsave(&s->lock, flags);
-	list_move_tail(&pi->list, &s->valid_paths);
-	spin_unlock_irqrestore(&s->lock, flags);
-
+	ps_set_valid(ps->context, &pi->m, true);
 	return 0;
 }
 
@@ -649,32 +742,34 @@ static int st_compare_load(struct st_path_info *pi1, struct st_path_info *pi2,
 	return pi2->relative_throughput - pi1->relative_throughput;
 }
 
+/* The valid path with the least estimated service time; equals alternate. */
 static struct blk_mpath_path *st_select_path(struct blk_mpath_selector *ps,
 					     size_t nr_bytes)
 {
-	struct list_selector *s = ps->context;
+	struct ps_set *s = ps->context;
+	struct ps_members *ms = rcu_dereference(s->members);
 	struct st_path_info *pi, *best = NULL;
-	struct blk_mpath_path *ret = NULL;
-	unsigned long flags;
+	unsigned int i, slot, best_slot = 0;
 
-	spin_lock_irqsave(&s->lock, flags);
-	if (list_empty(&s->valid_paths))
-		goto out;
+	if (!ms->nr)
+		return NULL;
 
-	list_for_each_entry(pi, &s->valid_paths, list)
-		if (!best || st_compare_load(pi, best, nr_bytes) < 0)
+	slot = ps_set_first(s, ms->nr);
+	for (i = 0; i < ms->nr; i++, slot++) {
+		if (slot >= ms->nr)
+			slot = 0;
+		pi = container_of(ms->m[slot], struct st_path_info, m);
+		if (READ_ONCE(pi->m.valid) &&
+		    (!best || st_compare_load(pi, best, nr_bytes) < 0)) {
 			best = pi;
-
+			best_slot = slot;
+		}
+	}
 	if (!best)
-		goto out;
+		return NULL;
 
-	/* Move most recently used to least preferred to evenly balance. */
-	list_move_tail(&best->list, &s->valid_paths);
-
-	ret = best->path;
-out:
-	spin_unlock_irqrestore(&s->lock, flags);
-	return ret;
+	ps_set_chosen(s, best_slot);
+	return best->m.path;
 }
 
 static int st_start_io(struct blk_mpath_selector *ps,
@@ -699,8 +794,8 @@ static struct blk_mpath_selector_type st_ps = {
 	.name		= "service-time",
 	.table_args	= 2,
 	.info_args	= 2,
-	.create		= ql_create,	/* same empty list selector */
-	.destroy	= st_destroy,
+	.create		= ql_create,	/* same empty path set */
+	.destroy	= ql_destroy,
 	.status		= st_status,
 	.add_path	= st_add_path,
 	.fail_path	= st_fail_path,

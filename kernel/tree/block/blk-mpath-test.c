@@ -424,6 +424,46 @@ static void ps_ql_st_select(struct kunit *test)
 	teardown(t);
 }
 
+/*
+ * queue-length, service-time: paths of equal load take turns (stock moves
+ * the chosen path to the tail of its list; here each CPU scans from the
+ * slot after its last choice, hence no migration), failed paths are skipped.
+ */
+static void ps_equal_load(struct kunit *test)
+{
+	static const char * const sels[] = { "queue-length", "service-time" };
+	struct blk_mpath_path **p;
+	struct tmp *t;
+	int i, k;
+
+	for (k = 0; k < ARRAY_SIZE(sels); k++) {
+		t = build_default(test, sels[k], 1, 3);
+		p = t->p[0];
+		migrate_disable();
+		for (i = 0; i < 6; i++)
+			KUNIT_EXPECT_PTR_EQ(test,
+					    blk_mpath_choose_path(t->m, 4096),
+					    p[i % 3]);
+		KUNIT_EXPECT_EQ(test, blk_mpath_fail_path(t->m, p[1]), 0);
+		for (i = 0; i < 4; i++)
+			KUNIT_EXPECT_PTR_EQ(test,
+					    blk_mpath_choose_path(t->m, 4096),
+					    p[(i % 2) * 2]);
+		KUNIT_EXPECT_EQ(test, blk_mpath_fail_path(t->m, p[0]), 0);
+		for (i = 0; i < 3; i++)
+			KUNIT_EXPECT_PTR_EQ(test,
+					    blk_mpath_choose_path(t->m, 4096),
+					    p[2]);
+		KUNIT_EXPECT_EQ(test, blk_mpath_reinstate_path(t->m, p[1]), 0);
+		for (i = 0; i < 4; i++)
+			KUNIT_EXPECT_PTR_EQ(test,
+					    blk_mpath_choose_path(t->m, 4096),
+					    p[1 + i % 2]);
+		migrate_enable();
+		teardown(t);
+	}
+}
+
 static void ps_hst_select(struct kunit *test)
 {
 	struct tmp *t = build_default(test, "historical-service-time", 1, 2);
@@ -499,6 +539,7 @@ static struct kunit_case blk_mpath_ps_cases[] = {
 	KUNIT_CASE(ps_args),
 	KUNIT_CASE(ps_group_args),
 	KUNIT_CASE(ps_ql_st_select),
+	KUNIT_CASE(ps_equal_load),
 	KUNIT_CASE(ps_hst_select),
 	KUNIT_CASE(ps_ioa_select),
 	{}
