@@ -1751,7 +1751,9 @@ int blk_mpath_prepare_ioctl(struct blk_mpath *m, struct block_device **bdev)
 	if (r == -ENOTCONN) {
 		if (!READ_ONCE(m->current_pg)) {
 			/* Path status changed, redo selection */
+			rcu_read_lock();
 			(void)choose_pgpath(m, 0);
+			rcu_read_unlock();
 		}
 		spin_lock_irqsave(&m->lock, flags);
 		if (test_bit(BLK_MPATHF_PG_INIT_REQUIRED, &m->flags))
