@@ -78,7 +78,7 @@ void blk_mpath_selector_put(const struct blk_mpath_selector_type *type)
 }
 EXPORT_SYMBOL_GPL(blk_mpath_selector_put);
 
-/* Per-path state of the list-based selectors. */
+/* historical-service-time: frees the path infos on one of its lists */
 static void ps_free_paths(struct list_head *paths, size_t offset)
 {
 	struct list_head *pos, *n;
@@ -97,8 +97,14 @@ static void ps_free_paths(struct list_head *paths, size_t offset)
  * chosen path to the tail of its list on every I/O: one lock and a few
  * stores shared by every CPU that submits to the map.  These three
  * selectors instead keep their paths in an array that ->select_path() reads
- * without a lock, under the RCU read lock the engine holds around it
- * (blk_mpath_choose_path()), skipping the paths whose valid flag is clear.
+ * without a lock, under the RCU read lock its callers hold
+ * (blk_mpath_choose_path(), blk_mpath_prepare_ioctl()), skipping the paths
+ * whose valid flag is clear, and the only state a selection writes is a
+ * per-CPU cursor: the slot after this CPU's last choice, where its next
+ * scan starts.  Round-robin takes the first valid path from the cursor,
+ * queue-length and service-time the least loaded (the first of equals), so
+ * paths take turns on each CPU, as stock's move to the tail makes them take
+ * turns over all CPUs.
  *
  * Lifetime: ->add_path() publishes a copy of the array one slot longer with
  * rcu_assign_pointer() and frees the old one after a grace period (the
@@ -123,25 +129,20 @@ struct ps_members {
 
 struct ps_set {
 	struct ps_members __rcu *members;
+	unsigned int __percpu *cursor;	/* each CPU's next first slot */
 	spinlock_t lock;		/* serialises the writers */
-	/* round-robin: the slot to try next */
-	unsigned int rr_next;
-	/* queue-length, service-time: each CPU's next first slot */
-	unsigned int __percpu *start;
 };
 
-static struct ps_set *ps_set_alloc(bool per_cpu_start)
+static struct ps_set *ps_set_alloc(void)
 {
 	struct ps_set *s = kzalloc(sizeof(*s), GFP_KERNEL);
 	struct ps_members *ms = kzalloc(sizeof(*ms), GFP_KERNEL);
 
 	if (!s || !ms)
 		goto bad;
-	if (per_cpu_start) {
-		s->start = alloc_percpu(unsigned int);
-		if (!s->start)
-			goto bad;
-	}
+	s->cursor = alloc_percpu(unsigned int);
+	if (!s->cursor)
+		goto bad;
 	spin_lock_init(&s->lock);
 	RCU_INIT_POINTER(s->members, ms);
 	return s;
@@ -160,7 +161,7 @@ static void ps_set_free(struct ps_set *s)
 	for (i = 0; i < ms->nr; i++)
 		kfree(ms->m[i]);
 	kfree(ms);
-	free_percpu(s->start);
+	free_percpu(s->cursor);
 	kfree(s);
 }
 
@@ -199,45 +200,57 @@ static int ps_set_add(struct ps_set *s, struct ps_member *pm)
 	return 0;
 }
 
-static void ps_set_valid(struct ps_set *s, struct ps_member *pm, bool valid)
+static void ps_set_fail(struct ps_set *s, struct ps_member *pm)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&s->lock, flags);
-	WRITE_ONCE(pm->valid, valid);
+	WRITE_ONCE(pm->valid, false);
 	spin_unlock_irqrestore(&s->lock, flags);
 }
 
-/* The slot of @pm in the array; under s->lock. */
-static unsigned int ps_set_slot(struct ps_set *s, struct ps_member *pm)
+/*
+ * A reinstated path keeps its slot.  Round-robin also points every CPU's
+ * cursor at it (stock puts it at the head of its list: it is tried next);
+ * a selection running meanwhile may move a cursor on again.
+ */
+static void ps_set_reinstate(struct ps_set *s, struct ps_member *pm,
+			     bool try_next)
 {
 	struct ps_members *ms;
-	unsigned int i;
+	unsigned long flags;
+	unsigned int slot;
+	int cpu;
 
-	ms = rcu_dereference_protected(s->members, lockdep_is_held(&s->lock));
-	for (i = 0; i < ms->nr; i++)
-		if (ms->m[i] == pm)
-			break;
-	return i;
+	spin_lock_irqsave(&s->lock, flags);
+	WRITE_ONCE(pm->valid, true);
+	if (try_next) {
+		ms = rcu_dereference_protected(s->members,
+					       lockdep_is_held(&s->lock));
+		for (slot = 0; slot < ms->nr; slot++)
+			if (ms->m[slot] == pm)
+				break;
+		for_each_possible_cpu(cpu)
+			WRITE_ONCE(*per_cpu_ptr(s->cursor, cpu), slot);
+	}
+	spin_unlock_irqrestore(&s->lock, flags);
 }
 
 /*
- * Queue-length and service-time scan from the slot after the one this CPU
- * chose last, so that paths of equal load take turns: stock moves the
- * chosen path to the tail of its list for that.  Per CPU, so that CPUs
- * share no store; a preempted caller may update another CPU's slot, which
- * only changes where a scan starts.
+ * Where this CPU's scan starts.  A caller preempted between this and
+ * ps_set_chosen() may move another CPU's cursor, which only changes where
+ * that CPU's next scan starts.
  */
 static unsigned int ps_set_first(struct ps_set *s, unsigned int nr)
 {
-	unsigned int slot = this_cpu_read(*s->start);
+	unsigned int slot = this_cpu_read(*s->cursor);
 
 	return slot < nr ? slot : 0;
 }
 
 static void ps_set_chosen(struct ps_set *s, unsigned int slot)
 {
-	this_cpu_write(*s->start, slot + 1);
+	this_cpu_write(*s->cursor, slot + 1);
 }
 
 /* ---- round-robin --------------------------------------------------------- */
@@ -249,10 +262,12 @@ struct rr_path_info {
 	unsigned int repeat_count;
 };
 
+static_assert(offsetof(struct rr_path_info, m) == 0);
+
 static int rr_create(struct blk_mpath_selector *ps, unsigned int argc,
 		     char **argv, char **error)
 {
-	struct ps_set *s = ps_set_alloc(false);
+	struct ps_set *s = ps_set_alloc();
 
 	if (!s)
 		return -ENOMEM;
@@ -316,12 +331,13 @@ static int rr_add_path(struct blk_mpath_selector *ps,
 
 	pi->m.path = path;
 	pi->repeat_count = repeat_count;
+	path->pscontext = pi;
 	if (ps_set_add(ps->context, &pi->m)) {
+		path->pscontext = NULL;
 		kfree(pi);
 		*error = "round-robin ps: Error allocating path context";
 		return -ENOMEM;
 	}
-	path->pscontext = pi;
 
 	return 0;
 }
@@ -331,43 +347,35 @@ static void rr_fail_path(struct blk_mpath_selector *ps,
 {
 	struct rr_path_info *pi = p->pscontext;
 
-	ps_set_valid(ps->context, &pi->m, false);
+	ps_set_fail(ps->context, &pi->m);
 }
 
-/* Stock puts a reinstated path at the head of the list: it is tried next. */
 static int rr_reinstate_path(struct blk_mpath_selector *ps,
 			     struct blk_mpath_path *p)
 {
 	struct rr_path_info *pi = p->pscontext;
-	struct ps_set *s = ps->context;
-	unsigned long flags;
 
-	spin_lock_irqsave(&s->lock, flags);
-	WRITE_ONCE(pi->m.valid, true);
-	WRITE_ONCE(s->rr_next, ps_set_slot(s, &pi->m));
-	spin_unlock_irqrestore(&s->lock, flags);
-
+	ps_set_reinstate(ps->context, &pi->m, true);
 	return 0;
 }
 
-/*
- * The valid paths in turn, in the order they were added: stock's order,
- * except after a reinstatement, which stock moves to the head of its list
- * and which here is tried next and then keeps its own place.  Concurrent
- * selections may pick the same path; each CPU still goes round.
- */
+/* The next valid path from this CPU's cursor. */
 static struct blk_mpath_path *rr_select_path(struct blk_mpath_selector *ps,
 					     size_t nr_bytes)
 {
 	struct ps_set *s = ps->context;
 	struct ps_members *ms = rcu_dereference(s->members);
-	unsigned int i, slot = READ_ONCE(s->rr_next);
+	unsigned int i, slot;
 
+	if (!ms->nr)
+		return NULL;
+
+	slot = ps_set_first(s, ms->nr);
 	for (i = 0; i < ms->nr; i++, slot++) {
 		if (slot >= ms->nr)
 			slot = 0;
 		if (READ_ONCE(ms->m[slot]->valid)) {
-			WRITE_ONCE(s->rr_next, slot + 1);
+			ps_set_chosen(s, slot);
 			return ms->m[slot]->path;
 		}
 	}
@@ -398,11 +406,13 @@ struct ql_path_info {
 	atomic_t qlen;		/* the number of in-flight I/Os */
 };
 
+static_assert(offsetof(struct ql_path_info, m) == 0);
+
 /* queue-length and service-time share this. */
 static int ql_create(struct blk_mpath_selector *ps, unsigned int argc,
 		     char **argv, char **error)
 {
-	struct ps_set *s = ps_set_alloc(true);
+	struct ps_set *s = ps_set_alloc();
 
 	if (!s)
 		return -ENOMEM;
@@ -480,12 +490,13 @@ static int ql_add_path(struct blk_mpath_selector *ps,
 	pi->m.path = path;
 	pi->repeat_count = repeat_count;
 	atomic_set(&pi->qlen, 0);
+	path->pscontext = pi;
 	if (ps_set_add(ps->context, &pi->m)) {
+		path->pscontext = NULL;
 		kfree(pi);
 		*error = "queue-length ps: Error allocating path information";
 		return -ENOMEM;
 	}
-	path->pscontext = pi;
 
 	return 0;
 }
@@ -495,7 +506,7 @@ static void ql_fail_path(struct blk_mpath_selector *ps,
 {
 	struct ql_path_info *pi = path->pscontext;
 
-	ps_set_valid(ps->context, &pi->m, false);
+	ps_set_fail(ps->context, &pi->m);
 }
 
 static int ql_reinstate_path(struct blk_mpath_selector *ps,
@@ -503,7 +514,7 @@ static int ql_reinstate_path(struct blk_mpath_selector *ps,
 {
 	struct ql_path_info *pi = path->pscontext;
 
-	ps_set_valid(ps->context, &pi->m, true);
+	ps_set_reinstate(ps->context, &pi->m, false);
 	return 0;
 }
 
@@ -590,6 +601,8 @@ struct st_path_info {
 	atomic_t in_flight_size;	/* Total size of in-flight I/Os */
 };
 
+static_assert(offsetof(struct st_path_info, m) == 0);
+
 static int st_status(struct blk_mpath_selector *ps, struct blk_mpath_path *path,
 		     enum blk_mpath_status_type type, char *result,
 		     unsigned int maxlen)
@@ -669,12 +682,13 @@ static int st_add_path(struct blk_mpath_selector *ps,
 	pi->repeat_count = repeat_count;
 	pi->relative_throughput = relative_throughput;
 	atomic_set(&pi->in_flight_size, 0);
+	path->pscontext = pi;
 	if (ps_set_add(ps->context, &pi->m)) {
+		path->pscontext = NULL;
 		kfree(pi);
 		*error = "service-time ps: Error allocating path context";
 		return -ENOMEM;
 	}
-	path->pscontext = pi;
 
 	return 0;
 }
@@ -684,7 +698,7 @@ static void st_fail_path(struct blk_mpath_selector *ps,
 {
 	struct st_path_info *pi = path->pscontext;
 
-	ps_set_valid(ps->context, &pi->m, false);
+	ps_set_fail(ps->context, &pi->m);
 }
 
 static int st_reinstate_path(struct blk_mpath_selector *ps,
@@ -692,7 +706,7 @@ static int st_reinstate_path(struct blk_mpath_selector *ps,
 {
 	struct st_path_info *pi = path->pscontext;
 
-	ps_set_valid(ps->context, &pi->m, true);
+	ps_set_reinstate(ps->context, &pi->m, false);
 	return 0;
 }
 

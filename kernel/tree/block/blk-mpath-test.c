@@ -191,6 +191,7 @@ static void ps_unknown(struct kunit *test)
 	blk_mpath_destroy(m);
 }
 
+/* The turns are per CPU (blk-mpath-ps.c, path sets): no migration. */
 static void ps_rr_order(struct kunit *test)
 {
 	struct tmp *t = build_default(test, "round-robin", 1, 3);
@@ -198,6 +199,7 @@ static void ps_rr_order(struct kunit *test)
 	char buf[64];
 	int i;
 
+	migrate_disable();
 	for (i = 0; i < 6; i++)
 		KUNIT_EXPECT_PTR_EQ(test, blk_mpath_choose_path(t->m, 512),
 				    p[i % 3]);
@@ -210,6 +212,7 @@ static void ps_rr_order(struct kunit *test)
 	/* stock rr_reinstate_path() puts the path at the head */
 	KUNIT_EXPECT_EQ(test, blk_mpath_reinstate_path(t->m, p[1]), 0);
 	KUNIT_EXPECT_PTR_EQ(test, blk_mpath_choose_path(t->m, 512), p[1]);
+	migrate_enable();
 
 	KUNIT_EXPECT_STREQ(test, ps_status(t->pg[0], NULL,
 					   BLK_MPATH_STATUS_TABLE, buf,
@@ -428,6 +431,8 @@ static void ps_ql_st_select(struct kunit *test)
  * queue-length, service-time: paths of equal load take turns (stock moves
  * the chosen path to the tail of its list; here each CPU scans from the
  * slot after its last choice, hence no migration), failed paths are skipped.
+ * A reinstated path keeps its slot, so the last turns differ from stock's,
+ * which puts it at the tail (p2 would come first there).
  */
 static void ps_equal_load(struct kunit *test)
 {
