@@ -104,7 +104,9 @@ static void ps_free_paths(struct list_head *paths, size_t offset)
  * scan starts.  Round-robin takes the first valid path from the cursor,
  * queue-length and service-time the least loaded (the first of equals), so
  * paths take turns on each CPU, as stock's move to the tail makes them take
- * turns over all CPUs.
+ * turns over all CPUs.  A reinstated path keeps its slot and has its turn
+ * when a cursor reaches it (stock puts it at the head of round-robin's list
+ * and at the tail of the others').
  *
  * Lifetime: ->add_path() publishes a copy of the array one slot longer with
  * rcu_assign_pointer() and frees the old one after a grace period (the
@@ -200,39 +202,12 @@ static int ps_set_add(struct ps_set *s, struct ps_member *pm)
 	return 0;
 }
 
-static void ps_set_fail(struct ps_set *s, struct ps_member *pm)
+static void ps_set_valid(struct ps_set *s, struct ps_member *pm, bool valid)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&s->lock, flags);
-	WRITE_ONCE(pm->valid, false);
-	spin_unlock_irqrestore(&s->lock, flags);
-}
-
-/*
- * A reinstated path keeps its slot.  Round-robin also points every CPU's
- * cursor at it (stock puts it at the head of its list: it is tried next);
- * a selection running meanwhile may move a cursor on again.
- */
-static void ps_set_reinstate(struct ps_set *s, struct ps_member *pm,
-			     bool try_next)
-{
-	struct ps_members *ms;
-	unsigned long flags;
-	unsigned int slot;
-	int cpu;
-
-	spin_lock_irqsave(&s->lock, flags);
-	WRITE_ONCE(pm->valid, true);
-	if (try_next) {
-		ms = rcu_dereference_protected(s->members,
-					       lockdep_is_held(&s->lock));
-		for (slot = 0; slot < ms->nr; slot++)
-			if (ms->m[slot] == pm)
-				break;
-		for_each_possible_cpu(cpu)
-			WRITE_ONCE(*per_cpu_ptr(s->cursor, cpu), slot);
-	}
+	WRITE_ONCE(pm->valid, valid);
 	spin_unlock_irqrestore(&s->lock, flags);
 }
 
@@ -347,7 +322,7 @@ static void rr_fail_path(struct blk_mpath_selector *ps,
 {
 	struct rr_path_info *pi = p->pscontext;
 
-	ps_set_fail(ps->context, &pi->m);
+	ps_set_valid(ps->context, &pi->m, false);
 }
 
 static int rr_reinstate_path(struct blk_mpath_selector *ps,
@@ -355,7 +330,7 @@ static int rr_reinstate_path(struct blk_mpath_selector *ps,
 {
 	struct rr_path_info *pi = p->pscontext;
 
-	ps_set_reinstate(ps->context, &pi->m, true);
+	ps_set_valid(ps->context, &pi->m, true);
 	return 0;
 }
 
@@ -506,7 +481,7 @@ static void ql_fail_path(struct blk_mpath_selector *ps,
 {
 	struct ql_path_info *pi = path->pscontext;
 
-	ps_set_fail(ps->context, &pi->m);
+	ps_set_valid(ps->context, &pi->m, false);
 }
 
 static int ql_reinstate_path(struct blk_mpath_selector *ps,
@@ -514,7 +489,7 @@ static int ql_reinstate_path(struct blk_mpath_selector *ps,
 {
 	struct ql_path_info *pi = path->pscontext;
 
-	ps_set_reinstate(ps->context, &pi->m, false);
+	ps_set_valid(ps->context, &pi->m, true);
 	return 0;
 }
 
@@ -698,7 +673,7 @@ static void st_fail_path(struct blk_mpath_selector *ps,
 {
 	struct st_path_info *pi = path->pscontext;
 
-	ps_set_fail(ps->context, &pi->m);
+	ps_set_valid(ps->context, &pi->m, false);
 }
 
 static int st_reinstate_path(struct blk_mpath_selector *ps,
@@ -706,7 +681,7 @@ static int st_reinstate_path(struct blk_mpath_selector *ps,
 {
 	struct st_path_info *pi = path->pscontext;
 
-	ps_set_reinstate(ps->context, &pi->m, false);
+	ps_set_valid(ps->context, &pi->m, true);
 	return 0;
 }
 

@@ -83,10 +83,12 @@ struct blk_mpath_selector_type {
 	int (*add_path)(struct blk_mpath_selector *ps,
 			struct blk_mpath_path *path, unsigned int argc,
 			char **argv, char **error);
+	/* fail_path, reinstate_path: under the engine's lock, any context */
 	void (*fail_path)(struct blk_mpath_selector *ps,
 			  struct blk_mpath_path *path);
 	int (*reinstate_path)(struct blk_mpath_selector *ps,
 			      struct blk_mpath_path *path);
+	/* under rcu_read_lock(), without the engine's lock */
 	struct blk_mpath_path *(*select_path)(struct blk_mpath_selector *ps,
 					      size_t nr_bytes);
 	int (*start_io)(struct blk_mpath_selector *ps,
