@@ -228,6 +228,43 @@ static void ps_set_chosen(struct ps_set *s, unsigned int slot)
 	this_cpu_write(*s->cursor, slot + 1);
 }
 
+/*
+ * The valid path, from this CPU's cursor on, that no later one is better()
+ * than (so the first of equals), stopping at one that is enough().  Always
+ * inlined, so that each selector's own better() and enough() are too.
+ */
+static __always_inline struct ps_member *
+ps_set_select(struct ps_set *s, size_t nr_bytes,
+	      bool (*better)(struct ps_member *a, struct ps_member *b,
+			     size_t nr_bytes),
+	      bool (*enough)(struct ps_member *a))
+{
+	struct ps_members *ms = rcu_dereference(s->members);
+	struct ps_member *pm, *best = NULL;
+	unsigned int i, slot, best_slot = 0;
+
+	if (!ms->nr)
+		return NULL;
+
+	slot = ps_set_first(s, ms->nr);
+	for (i = 0; i < ms->nr; i++, slot++) {
+		if (slot >= ms->nr)
+			slot = 0;
+		pm = ms->m[slot];
+		if (!READ_ONCE(pm->valid) ||
+		    (best && !better(pm, best, nr_bytes)))
+			continue;
+		best = pm;
+		best_slot = slot;
+		if (enough(pm))
+			break;
+	}
+	if (best)
+		ps_set_chosen(s, best_slot);
+
+	return best;
+}
+
 /* ---- round-robin --------------------------------------------------------- */
 
 #define RR_MIN_IO	1
@@ -334,28 +371,25 @@ static int rr_reinstate_path(struct blk_mpath_selector *ps,
 	return 0;
 }
 
+static bool rr_better(struct ps_member *a, struct ps_member *b,
+		      size_t nr_bytes)
+{
+	return false;
+}
+
+static bool rr_enough(struct ps_member *a)
+{
+	return true;
+}
+
 /* The next valid path from this CPU's cursor. */
 static struct blk_mpath_path *rr_select_path(struct blk_mpath_selector *ps,
 					     size_t nr_bytes)
 {
-	struct ps_set *s = ps->context;
-	struct ps_members *ms = rcu_dereference(s->members);
-	unsigned int i, slot;
+	struct ps_member *pm = ps_set_select(ps->context, nr_bytes,
+					     rr_better, rr_enough);
 
-	if (!ms->nr)
-		return NULL;
-
-	slot = ps_set_first(s, ms->nr);
-	for (i = 0; i < ms->nr; i++, slot++) {
-		if (slot >= ms->nr)
-			slot = 0;
-		if (READ_ONCE(ms->m[slot]->valid)) {
-			ps_set_chosen(s, slot);
-			return ms->m[slot]->path;
-		}
-	}
-
-	return NULL;
+	return pm ? pm->path : NULL;
 }
 
 static struct blk_mpath_selector_type rr_ps = {
@@ -493,40 +527,30 @@ static int ql_reinstate_path(struct blk_mpath_selector *ps,
 	return 0;
 }
 
+static int ql_qlen(struct ps_member *pm)
+{
+	return atomic_read(&container_of(pm, struct ql_path_info, m)->qlen);
+}
+
+static bool ql_better(struct ps_member *a, struct ps_member *b,
+		      size_t nr_bytes)
+{
+	return ql_qlen(a) < ql_qlen(b);
+}
+
+static bool ql_enough(struct ps_member *a)
+{
+	return !ql_qlen(a);
+}
+
 /* The valid path with the fewest I/Os in flight; equals alternate. */
 static struct blk_mpath_path *ql_select_path(struct blk_mpath_selector *ps,
 					     size_t nr_bytes)
 {
-	struct ps_set *s = ps->context;
-	struct ps_members *ms = rcu_dereference(s->members);
-	struct ql_path_info *pi, *best = NULL;
-	unsigned int i, slot, best_slot = 0;
-	int qlen, best_qlen = 0;
+	struct ps_member *pm = ps_set_select(ps->context, nr_bytes,
+					     ql_better, ql_enough);
 
-	if (!ms->nr)
-		return NULL;
-
-	slot = ps_set_first(s, ms->nr);
-	for (i = 0; i < ms->nr; i++, slot++) {
-		if (slot >= ms->nr)
-			slot = 0;
-		pi = container_of(ms->m[slot], struct ql_path_info, m);
-		if (!READ_ONCE(pi->m.valid))
-			continue;
-		qlen = atomic_read(&pi->qlen);
-		if (!best || qlen < best_qlen) {
-			best = pi;
-			best_qlen = qlen;
-			best_slot = slot;
-			if (!qlen)
-				break;
-		}
-	}
-	if (!best)
-		return NULL;
-
-	ps_set_chosen(s, best_slot);
-	return best->m.path;
+	return pm ? pm->path : NULL;
 }
 
 static int ql_start_io(struct blk_mpath_selector *ps,
@@ -731,34 +755,27 @@ static int st_compare_load(struct st_path_info *pi1, struct st_path_info *pi2,
 	return pi2->relative_throughput - pi1->relative_throughput;
 }
 
+static bool st_better(struct ps_member *a, struct ps_member *b,
+		      size_t nr_bytes)
+{
+	return st_compare_load(container_of(a, struct st_path_info, m),
+			       container_of(b, struct st_path_info, m),
+			       nr_bytes) < 0;
+}
+
+static bool st_enough(struct ps_member *a)
+{
+	return false;
+}
+
 /* The valid path with the least estimated service time; equals alternate. */
 static struct blk_mpath_path *st_select_path(struct blk_mpath_selector *ps,
 					     size_t nr_bytes)
 {
-	struct ps_set *s = ps->context;
-	struct ps_members *ms = rcu_dereference(s->members);
-	struct st_path_info *pi, *best = NULL;
-	unsigned int i, slot, best_slot = 0;
+	struct ps_member *pm = ps_set_select(ps->context, nr_bytes,
+					     st_better, st_enough);
 
-	if (!ms->nr)
-		return NULL;
-
-	slot = ps_set_first(s, ms->nr);
-	for (i = 0; i < ms->nr; i++, slot++) {
-		if (slot >= ms->nr)
-			slot = 0;
-		pi = container_of(ms->m[slot], struct st_path_info, m);
-		if (READ_ONCE(pi->m.valid) &&
-		    (!best || st_compare_load(pi, best, nr_bytes) < 0)) {
-			best = pi;
-			best_slot = slot;
-		}
-	}
-	if (!best)
-		return NULL;
-
-	ps_set_chosen(s, best_slot);
-	return best->m.path;
+	return pm ? pm->path : NULL;
 }
 
 static int st_start_io(struct blk_mpath_selector *ps,
