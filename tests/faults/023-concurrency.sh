@@ -30,6 +30,7 @@ run_engine() {
 	# nodes come from devtmpfs and libdm) and let its queue run at the end
 	udevadm control --stop-exec-queue
 	lsmod | grep -q '^scsi_debug ' && modprobe -r scsi_debug
+	sdebug_no_alua
 	modprobe scsi_debug add_host=4 vpd_use_hostno=0 dev_size_mb=64 num_tgts=1 max_luns=$NMAPS \
 		delay=0 || fail "modprobe scsi_debug"
 	for i in $(seq 100); do

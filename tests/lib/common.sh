@@ -127,22 +127,27 @@ lun_paths() {
 	done | sort
 }
 
+# sdebug_no_alua: call before loading scsi_debug with vpd_use_hostno=0
+# (one LU seen through every host), which also makes scsi_debug claim
+# implicit TPGS and report the ALUA state host_no % 3 (2 = standby): with
+# scsi_dh_alua loaded (multipathd, LIO, a "1 alua" table earlier in the
+# boot) it attaches at scan and refuses I/O to such a path, which then
+# depends on the host numbers the boot handed out.  Only a caller that
+# sets SDEBUG_ALUA=1 wants it.
+sdebug_no_alua() {
+	if [ "${SDEBUG_ALUA:-0}" = 0 ] && [ -d /sys/module/scsi_dh_alua ]; then
+		modprobe -r scsi_dh_alua ||
+			fail "scsi_dh_alua is in use: scsi_debug paths would get ALUA states from their host numbers"
+	fi
+}
+
 # sdebug_setup [extra module params]: one scsi_debug LUN behind 2 hosts.
 # Sets SD_PATHS (sdX names).
 sdebug_setup() {
 	local hosts=2
 	[ $# -gt 0 ] && case $1 in add_host=*) hosts=${1#add_host=}; shift ;; esac
 	lsmod | grep -q '^scsi_debug ' && modprobe -r scsi_debug
-	# vpd_use_hostno=0 (one LU seen through every host) also makes
-	# scsi_debug claim implicit TPGS and report the ALUA state
-	# host_no % 3 (2 = standby): with scsi_dh_alua loaded (multipathd,
-	# LIO, a "1 alua" table earlier in the boot) it attaches at scan and
-	# refuses I/O to such a path, which then depends on the host numbers
-	# the boot handed out.  Only a caller that sets SDEBUG_ALUA=1 wants it.
-	if [ "${SDEBUG_ALUA:-0}" = 0 ] && [ -d /sys/module/scsi_dh_alua ]; then
-		modprobe -r scsi_dh_alua ||
-			fail "scsi_dh_alua is in use: scsi_debug paths would get ALUA states from their host numbers"
-	fi
+	sdebug_no_alua
 	modprobe scsi_debug add_host="$hosts" vpd_use_hostno=0 dev_size_mb=64 num_tgts=1 max_luns=1 \
 		delay=0 "$@" || fail "modprobe scsi_debug failed"
 	settle
