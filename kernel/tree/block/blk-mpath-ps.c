@@ -229,11 +229,12 @@ static void ps_set_chosen(struct ps_set *s, unsigned int slot)
 }
 
 /*
- * The valid path, from this CPU's cursor on, that no later one is better()
- * than (so the first of equals), stopping at one that is enough().  Always
- * inlined, so that each selector's own better() and enough() are too.
+ * The path of the valid member, from this CPU's cursor on, that no later one
+ * is better() than (so the first of equals), stopping at one that is
+ * enough().  Always inlined, so that each selector's own better() and
+ * enough() are too.
  */
-static __always_inline struct ps_member *
+static __always_inline struct blk_mpath_path *
 ps_set_select(struct ps_set *s, size_t nr_bytes,
 	      bool (*better)(struct ps_member *a, struct ps_member *b,
 			     size_t nr_bytes),
@@ -259,10 +260,11 @@ ps_set_select(struct ps_set *s, size_t nr_bytes,
 		if (enough(pm))
 			break;
 	}
-	if (best)
-		ps_set_chosen(s, best_slot);
+	if (!best)
+		return NULL;
 
-	return best;
+	ps_set_chosen(s, best_slot);
+	return best->path;
 }
 
 /* ---- round-robin --------------------------------------------------------- */
@@ -386,10 +388,7 @@ static bool rr_enough(struct ps_member *a)
 static struct blk_mpath_path *rr_select_path(struct blk_mpath_selector *ps,
 					     size_t nr_bytes)
 {
-	struct ps_member *pm = ps_set_select(ps->context, nr_bytes,
-					     rr_better, rr_enough);
-
-	return pm ? pm->path : NULL;
+	return ps_set_select(ps->context, nr_bytes, rr_better, rr_enough);
 }
 
 static struct blk_mpath_selector_type rr_ps = {
@@ -547,10 +546,7 @@ static bool ql_enough(struct ps_member *a)
 static struct blk_mpath_path *ql_select_path(struct blk_mpath_selector *ps,
 					     size_t nr_bytes)
 {
-	struct ps_member *pm = ps_set_select(ps->context, nr_bytes,
-					     ql_better, ql_enough);
-
-	return pm ? pm->path : NULL;
+	return ps_set_select(ps->context, nr_bytes, ql_better, ql_enough);
 }
 
 static int ql_start_io(struct blk_mpath_selector *ps,
@@ -772,10 +768,7 @@ static bool st_enough(struct ps_member *a)
 static struct blk_mpath_path *st_select_path(struct blk_mpath_selector *ps,
 					     size_t nr_bytes)
 {
-	struct ps_member *pm = ps_set_select(ps->context, nr_bytes,
-					     st_better, st_enough);
-
-	return pm ? pm->path : NULL;
+	return ps_set_select(ps->context, nr_bytes, st_better, st_enough);
 }
 
 static int st_start_io(struct blk_mpath_selector *ps,
