@@ -7,7 +7,8 @@ make -s -C "$TOP/userspace" >/dev/null || die "userspace tools failed to build"
 W=$CACHE/run-bench
 # BENCH_ROUNDS, BENCH_RUNTIME (s per case), BENCH_SETS (null_blk,sdebug,lio),
 # BENCH_MERGE_ROUNDS (3), BENCH_MERGE_SETS (idle,queued), BENCH_PARTS=merge (the merging part only)
-# or tables (the path sets' tables only), BENCH_WORKLOADS (rand4k,seq64k,seq64k-libaio,seq64k-async)
+# or tables (the path sets' tables only), BENCH_WORKLOADS (rand4k,seq64k,seq64k-libaio,seq64k-async),
+# BENCH_SELECTORS (the SCSI sets' selectors: service-time,round-robin; also queue-length)
 # The guest's clock source is the TSC, as on real hardware.  QEMU TCG's
 # default pick, the HPET, is an emulated MMIO read for every timestamp
 # (request start, I/O accounting, the selectors' service times): in make
@@ -21,9 +22,9 @@ W=$CACHE/run-bench
 [ "${BENCH_ICOUNT:-}" = 1 ] && export GUEST_SMP=1 QEMU_EXTRA="-icount shift=0"
 ICOUNT_SFX=
 case "${QEMU_EXTRA:-}" in *icount*) ICOUNT_SFX=-icount ;; esac
-GUEST_APPEND="clocksource=tsc tsc=reliable ${BENCH_ROUNDS:+blkmpath.bench_rounds=$BENCH_ROUNDS} ${BENCH_RUNTIME:+blkmpath.bench_runtime=$BENCH_RUNTIME} ${BENCH_SETS:+blkmpath.bench_sets=$BENCH_SETS} ${BENCH_MERGE_ROUNDS:+blkmpath.bench_merge_rounds=$BENCH_MERGE_ROUNDS} ${BENCH_MERGE_SETS:+blkmpath.bench_merge_sets=$BENCH_MERGE_SETS} ${BENCH_PARTS:+blkmpath.bench_parts=$BENCH_PARTS} ${BENCH_WORKLOADS:+blkmpath.bench_workloads=$BENCH_WORKLOADS}" \
+GUEST_APPEND="clocksource=tsc tsc=reliable ${BENCH_ROUNDS:+blkmpath.bench_rounds=$BENCH_ROUNDS} ${BENCH_RUNTIME:+blkmpath.bench_runtime=$BENCH_RUNTIME} ${BENCH_SETS:+blkmpath.bench_sets=$BENCH_SETS} ${BENCH_MERGE_ROUNDS:+blkmpath.bench_merge_rounds=$BENCH_MERGE_ROUNDS} ${BENCH_MERGE_SETS:+blkmpath.bench_merge_sets=$BENCH_MERGE_SETS} ${BENCH_PARTS:+blkmpath.bench_parts=$BENCH_PARTS} ${BENCH_WORKLOADS:+blkmpath.bench_workloads=$BENCH_WORKLOADS} ${BENCH_SELECTORS:+blkmpath.bench_selectors=$BENCH_SELECTORS}" \
 	MODE=bench ENGINE=new TIMEOUT=${TIMEOUT:-5400} "$TOP/images/run-guest.sh" "$OUT" "$W" || exit 1
 # a partial run (BENCH_PARTS, BENCH_WORKLOADS) or an icount run keeps the last full run's results/bench
-D=$TOP/results/bench${BENCH_PARTS:+-$BENCH_PARTS}${BENCH_WORKLOADS:+-partial}$ICOUNT_SFX
+D=$TOP/results/bench${BENCH_PARTS:+-$BENCH_PARTS}${BENCH_WORKLOADS:+-partial}${BENCH_SELECTORS:+-sel}$ICOUNT_SFX
 mkdir -p "$TOP/results"; rm -rf "$D"; cp -r "$W/results/bench" "$D" 2>/dev/null
 echo; cat "$D/table.txt"

@@ -40,6 +40,8 @@ RUNTIME=$(arg bench_runtime); RUNTIME=${RUNTIME:-${BENCH_RUNTIME:-5}}
 SETS=$(arg bench_sets); SETS=${SETS:-null_blk,sdebug,lio}
 PARTS=$(arg bench_parts)
 WORKLOADS=$(arg bench_workloads)
+# the selectors of the SCSI path sets' map cases (null_blk: service-time only)
+SELECTORS=$(arg bench_selectors); SELECTORS=${SELECTORS:-service-time,round-robin}
 RES=${RES:-/results/bench}
 case $RES in /results/?*) ;; *) echo "BENCH: FAILED: results directory $RES"; exit 1 ;; esac
 rm -rf "$RES"; mkdir -p "$RES"
@@ -54,11 +56,18 @@ IFS=, read -ra wla <<<"$WORKLOADS"
 for wl in "${wla[@]}"; do
 	[[ " $SCSI_WLS " == *" $wl "* ]] || die_bench "bench_workloads=$WORKLOADS: unknown workload \"$wl\""
 done
+IFS=, read -ra sela <<<"$SELECTORS"
+for s in "${sela[@]}"; do
+	case $s in service-time | round-robin | queue-length) ;;
+	*) die_bench "bench_selectors=$SELECTORS: unknown selector \"$s\"" ;;
+	esac
+done
 
 # ---- engines ---------------------------------------------------------------
 use_stock() {
 	engine_select stock >/dev/null; ENGINE=stock
-	modprobe dm-multipath && modprobe dm-round-robin && modprobe dm-service-time ||
+	modprobe dm-multipath && modprobe dm-round-robin && modprobe dm-service-time &&
+		modprobe dm-queue-length ||
 		die_bench "cannot load stock dm-multipath"
 }
 use_new() {
@@ -98,14 +107,15 @@ teardown_set() {
 
 # ---- one measurement ---------------------------------------------------------
 cpu_now() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8}' /proc/stat; }	# user nice system irq softirq
-# path_reads -> "reads sectors" completed on the paths under test (raw: PA)
+# path_reads -> "reads sectors first" completed on the paths under test
+# (raw: PA); first: the reads completed on the first path
 path_reads() {
-	local d r=0 sec=0 a b
+	local d r=0 sec=0 a b first=
 	for d in "$@"; do
 		read -r a _ b _ <"/sys/block/$d/stat"
-		r=$((r + a)) sec=$((sec + b))
+		r=$((r + a)) sec=$((sec + b)) first=${first:-$a}
 	done
-	echo "$r $sec"
+	echo "$r $sec $first"
 }
 # fio_json DIR < fio's JSON output -> "iops total_ios error" of its first job,
 # DIR read or write
@@ -115,12 +125,13 @@ import json, sys
 t = sys.stdin.read(); j = json.loads(t[t.index("{"):])["jobs"][0]
 print(int(j[sys.argv[1]]["iops"]), j[sys.argv[1]]["total_ios"], j["error"])' "$1"
 }
-# measure DEV WORKLOAD PATHS... -> "iops cpu_us_per_io ctxsw_per_io cpus kib_per_path_request":
+# measure DEV WORKLOAD PATHS... -> "iops cpu_us_per_io ctxsw_per_io cpus kib_per_path_request first":
 # cpus = CPU time / wall time (how many of the vCPUs the case kept busy),
-# kib_per_path_request = KiB read / read requests completed on the paths.
+# kib_per_path_request = KiB read / read requests completed on the paths,
+# first = the share of those requests completed on the first path.
 # Fails on a fio error.
 measure() {
-	local dev=$1 wl=$2 c0 c1 x0 x1 t0 t1 out args eargs=() iops ios r0 s0 r1 s1 eng=io_uring
+	local dev=$1 wl=$2 c0 c1 x0 x1 t0 t1 out args eargs=() iops ios r0 s0 f0 r1 s1 f1 eng=io_uring
 	shift 2
 	case $wl in
 	rand4k) args=(--rw=randread --bs=4k --iodepth=32 --numjobs=2) ;;
@@ -129,19 +140,19 @@ measure() {
 	seq64k-async) args=(--rw=read --bs=64k --iodepth=8 --numjobs=1); eargs=(--force_async=1) ;;
 	*) echo "unknown workload $wl" >&2; return 1 ;;
 	esac
-	read -r r0 s0 < <(path_reads "$@")
+	read -r r0 s0 f0 < <(path_reads "$@")
 	c0=$(cpu_now); x0=$(awk '/^ctxt/ {print $2}' /proc/stat); t0=$(date +%s%N)
 	out=$(fio --name=b --filename="$dev" "${args[@]}" --ioengine=$eng "${eargs[@]}" --direct=1 \
 		--time_based --runtime="$RUNTIME" --group_reporting --output-format=json 2>&1) ||
 		{ echo "$out" | tail -5 >&2; return 1; }
 	c1=$(cpu_now); x1=$(awk '/^ctxt/ {print $2}' /proc/stat); t1=$(date +%s%N)
-	read -r r1 s1 < <(path_reads "$@")
+	read -r r1 s1 f1 < <(path_reads "$@")
 	read -r iops ios err < <(fio_json read <<<"$out") || return 1
 	[ "$err" = 0 ] && [ "${ios:-0}" -gt 0 ] || { echo "fio: error $err, $ios I/Os" >&2; return 1; }
 	awk -v i="$iops" -v cpu=$((c1 - c0)) -v cs=$((x1 - x0)) -v n="$ios" -v hz="$(getconf CLK_TCK)" \
-		-v ns=$((t1 - t0)) -v rq=$((r1 - r0)) -v sec=$((s1 - s0)) \
-		'BEGIN {printf "%d %.2f %.3f %.2f %.1f\n", i, cpu * 1e6 / hz / n, cs / n,
-			cpu / hz / (ns / 1e9), rq ? sec / 2 / rq : 0}'
+		-v ns=$((t1 - t0)) -v rq=$((r1 - r0)) -v sec=$((s1 - s0)) -v f=$((f1 - f0)) \
+		'BEGIN {printf "%d %.2f %.3f %.2f %.1f %.2f\n", i, cpu * 1e6 / hz / n, cs / n,
+			cpu / hz / (ns / 1e9), rq ? sec / 2 / rq : 0, rq ? f / rq : 0}'
 }
 
 # table features for each case; selector tables for two paths
@@ -149,6 +160,7 @@ sel_table() { # selector -> groups part of the table (after features and hw hand
 	case $1 in
 	service-time) echo "1 1 service-time 0 2 2 $A 1 1 $B 1 1" ;;
 	round-robin) echo "1 1 round-robin 0 2 1 $A 1 $B 1" ;;
+	queue-length) echo "1 1 queue-length 0 2 1 $A 1 $B 1" ;;
 	esac
 }
 # case_setup CASE WHERE: the device a case measures: the raw path, or a map
@@ -165,8 +177,12 @@ case_setup() {
 	[ "$mode" = bio ] && feat="2 queue_mode bio"
 	dmsetup create bcase --table "0 $N multipath $feat 0 $(sel_table "$sel")" ||
 		die_bench "cannot create $c on $2"
-	if [ -n "$sched" ] && [ "$mode" != bio ]; then
-		echo "$sched" >"/sys/block/$(dmsetup info -c --noheadings -o blkdevname bcase | tr -d ' ')/queue/scheduler"
+	if [ "$mode" != bio ]; then
+		local q
+		q=/sys/block/$(dmsetup info -c --noheadings -o blkdevname bcase | tr -d ' ')/queue/scheduler
+		[ -z "$sched" ] || echo "$sched" >"$q"
+		# the default rows measure the kernel's default for the map, mq-deadline
+		grep -q "\[${sched:-mq-deadline}\]" "$q" || die_bench "$c: the map's scheduler is $(cat "$q")"
 	fi
 	[ "$(module_of_map)" = "$([ "$eng" = stock ] && echo stock || echo blk-mpath)" ] ||
 		die_bench "$c: the loaded dm_multipath is not $eng's"
@@ -186,9 +202,9 @@ run_case() {
 	# shellcheck disable=SC2086 # CASE_PATHS: one word per path
 	m=$(measure "$CASE_DEV" "$wl" $CASE_PATHS) || die_bench "fio failed: $set $wl $c round $r"
 	prof_stop "$set" "$wl" "$c" "$m"
-	# "iops cpu cs round cpus kib"
-	read -r m1 m2 m3 m4 m5 <<<"$m"
-	echo "$m1 $m2 $m3 $r $m4 $m5" >>"$RES/$set.$wl.${c//:/_}"
+	# "iops cpu cs round cpus kib first"
+	read -r m1 m2 m3 m4 m5 m6 <<<"$m"
+	echo "$m1 $m2 $m3 $r $m4 $m5 $m6" >>"$RES/$set.$wl.${c//:/_}"
 	echo "  $set $wl $c round $r: $m" >&2
 	case_teardown
 }
@@ -201,7 +217,7 @@ cases_for() { # set wl
 	else
 		local s
 		echo raw:::
-		for s in service-time round-robin; do
+		for s in ${SELECTORS//,/ }; do
 			echo stock:mq::$s stock:bio::$s new:mq::$s
 		done
 	fi
@@ -215,17 +231,17 @@ label() { # case -> row label
 	echo "$l ${sel:0:2}"
 }
 
-stats() { # file with "iops cpu cs round" lines, raw file -> row figures
+stats() { # file with "iops cpu cs round cpus kib first" lines, raw file -> row figures
 	python3 - "$1" "$2" <<'EOF'
 import sys, statistics as st
 rows = [l.split() for l in open(sys.argv[1])]
 raw = {l.split()[3]: float(l.split()[0]) for l in open(sys.argv[2])}
 ratios = sorted(float(r[0]) / raw[r[3]] for r in rows if raw.get(r[3]))
 med = lambda v: st.median(v) if v else 0
-print("%8d %6.2f %6.2f %6.2f %8.1f %7.3f %5.2f %6.1f %d" % (int(med([float(r[0]) for r in rows])),
+print("%8d %6.2f %6.2f %6.2f %8.1f %7.3f %5.2f %6.1f %5.2f %d" % (int(med([float(r[0]) for r in rows])),
       ratios[0], med(ratios), ratios[-1], med([float(r[1]) for r in rows]),
       med([float(r[2]) for r in rows]), med([float(r[4]) for r in rows]),
-      med([float(r[5]) for r in rows]), len(rows)))
+      med([float(r[5]) for r in rows]), med([float(r[6]) for r in rows]), len(rows)))
 EOF
 }
 
@@ -392,7 +408,7 @@ for set in "${sets[@]}"; do
 	for wl in $wls; do
 		echo
 		echo "== $set, $wl: x raw = IOPS / raw IOPS of the same round (min med max over $ROUNDS rounds)"
-		printf '%-22s %8s %6s %6s %6s %8s %7s %5s %6s %s\n' case "IOPS" min "x raw" max "CPUus/IO" "cs/IO" CPUs "KiB/rq" rounds
+		printf '%-22s %8s %6s %6s %6s %8s %7s %5s %6s %5s %s\n' case "IOPS" min "x raw" max "CPUus/IO" "cs/IO" CPUs "KiB/rq" "1st" rounds
 		for c in $(cases_for "$set" "$wl"); do
 			f=$RES/$set.$wl.${c//:/_}
 			printf '%-22s %s\n' "$(label "$c")" "$(stats "$f" "$RES/$set.$wl.raw___")"
