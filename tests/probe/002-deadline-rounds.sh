@@ -1,0 +1,52 @@
+#!/bin/bash
+# DESCRIPTION: mq-deadline round probe (a measurement, not in make test): the bench's null_blk rand4k job on a fresh blk-mpath map per round, with mq-deadline and with none, fio's two jobs left to the scheduler, pinned one per CPU, and both on CPU 0; per round CPU us per I/O, context switches, migrations, IPIs and softirqs per thousand I/Os
+# REQUIRES: cmd:fio cmd:perf mod:null_blk
+# TIMEOUT: 1500
+# (bench.sh empties RES: not the suite's own /results/probe)
+export BENCH_FUNCS_ONLY=1 RES=/results/deadline-probe
+. /opt/blk-mpath/tests/bench.sh
+engine_load
+mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
+ROUNDS=${PROBE_ROUNDS:-10}
+RT=3
+irqs() { awk '$1 == "RES:" || $1 == "CAL:" || $1 == "LOC:" {s = 0; for (i = 2; i <= 3; i++) s += $i; printf "%s%d ", $1, s}' /proc/interrupts; }
+sirqs() { awk '$1 == "BLOCK:" || $1 == "RCU:" || $1 == "SCHED:" || $1 == "TIMER:" {printf "%s%d ", $1, $2 + $3}' /proc/softirqs; }
+# delta "A1 B2" "A4 B6" -> per thousand I/Os
+delta() { python3 -c '
+import sys, re
+a = dict(re.findall(r"([A-Z]+):(\d+)", sys.argv[1])); b = dict(re.findall(r"([A-Z]+):(\d+)", sys.argv[2]))
+n = int(sys.argv[3])
+print(" ".join("%s %.1f" % (k.lower(), (int(b[k]) - int(a[k])) * 1000.0 / n) for k in a))' "$1" "$2" "$3"; }
+one() { # sched pin
+	local sched=$1 pin=$2 d c0 c1 i0 i1 s0 s1 out iops ios cpu pa=()
+	dm_create pm "0 $N multipath 0 0 $(sel_table service-time)" || fail create
+	d=$(dmsetup info -c --noheadings -o blkdevname pm | tr -d ' ')
+	echo "$sched" >"/sys/block/$d/queue/scheduler" || fail "scheduler $sched"
+	grep -q "\[$sched\]" "/sys/block/$d/queue/scheduler" || fail "scheduler $sched not set"
+	case $pin in
+	split) pa=(--cpus_allowed=0,1 --cpus_allowed_policy=split) ;;
+	cpu0) pa=(--cpus_allowed=0) ;;
+	esac
+	i0=$(irqs); s0=$(sirqs); c0=$(awk '/^cpu / {print $2 + $3 + $4 + $7 + $8}' /proc/stat)
+	out=$(perf stat -a -x, -e context-switches,cpu-migrations,block:block_rq_insert -- fio --name=b --filename=/dev/mapper/pm \
+		--rw=randread --bs=4k --iodepth=32 --numjobs=2 --ioengine=io_uring --direct=1 "${pa[@]}" \
+		--time_based --runtime=$RT --group_reporting --output-format=json 2>&1) || fail "fio: $out"
+	c1=$(awk '/^cpu / {print $2 + $3 + $4 + $7 + $8}' /proc/stat); i1=$(irqs); s1=$(sirqs)
+	read -r iops ios _ < <(fio_json read <<<"$(sed -n '/^{/,/^}/p' <<<"$out")") || fail "no fio result"
+	[ "${ios:-0}" -gt 0 ] || fail "fio: 0 I/Os"
+	cpu=$(awk -v c=$((c1 - c0)) -v n="$ios" -v hz="$(getconf CLK_TCK)" 'BEGIN {printf "%.1f", c * 1e6 / hz / n}')
+	say "$sched $pin iops $iops cpu_us/io $cpu per_kio: $(grep -E 'context-switches|cpu-migrations|block_rq_insert' <<<"$out" |
+		awk -F, -v n="$ios" '{printf "%s %.1f ", $3, $1 * 1000.0 / n}')$(delta "$i0 $s0" "$i1 $s1" "$ios")"
+	# the map's hardware queue (fresh for this round): its queue runs
+	local h=/sys/kernel/debug/block/$d/hctx0
+	say "$sched $pin map hctx0: runs per kio $(awk -v n="$ios" '{printf "%.1f", $1 * 1000.0 / n}' $h/run) dispatch_busy $(cat $h/dispatch_busy)"
+	dm_remove pm || fail remove
+}
+setup_set null_blk
+for r in $(seq "$ROUNDS"); do
+	for c in $(printf '%s\n' mq-deadline:free none:free mq-deadline:split mq-deadline:cpu0 | shuf); do
+		one "${c%%:*}" "${c##*:}"
+	done
+done
+teardown_set null_blk
+say "done: $ROUNDS rounds"
