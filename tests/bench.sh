@@ -62,6 +62,8 @@ for s in "${sela[@]}"; do
 	*) die_bench "bench_selectors=$SELECTORS: unknown selector \"$s\"" ;;
 	esac
 done
+[ "$(printf '%s\n' "${sela[@]}" | sort | uniq -d)" = "" ] ||
+	die_bench "bench_selectors=$SELECTORS: a selector twice"
 
 # ---- engines ---------------------------------------------------------------
 use_stock() {
@@ -128,7 +130,7 @@ print(int(j[sys.argv[1]]["iops"]), j[sys.argv[1]]["total_ios"], j["error"])' "$1
 # measure DEV WORKLOAD PATHS... -> "iops cpu_us_per_io ctxsw_per_io cpus kib_per_path_request first":
 # cpus = CPU time / wall time (how many of the vCPUs the case kept busy),
 # kib_per_path_request = KiB read / read requests completed on the paths,
-# first = the share of those requests completed on the first path.
+# first = the share of those requests completed on the first path ("-": none).
 # Fails on a fio error.
 measure() {
 	local dev=$1 wl=$2 c0 c1 x0 x1 t0 t1 out args eargs=() iops ios r0 s0 f0 r1 s1 f1 eng=io_uring
@@ -151,8 +153,8 @@ measure() {
 	[ "$err" = 0 ] && [ "${ios:-0}" -gt 0 ] || { echo "fio: error $err, $ios I/Os" >&2; return 1; }
 	awk -v i="$iops" -v cpu=$((c1 - c0)) -v cs=$((x1 - x0)) -v n="$ios" -v hz="$(getconf CLK_TCK)" \
 		-v ns=$((t1 - t0)) -v rq=$((r1 - r0)) -v sec=$((s1 - s0)) -v f=$((f1 - f0)) \
-		'BEGIN {printf "%d %.2f %.3f %.2f %.1f %.2f\n", i, cpu * 1e6 / hz / n, cs / n,
-			cpu / hz / (ns / 1e9), rq ? sec / 2 / rq : 0, rq ? f / rq : 0}'
+		'BEGIN {printf "%d %.2f %.3f %.2f %.1f %s\n", i, cpu * 1e6 / hz / n, cs / n,
+			cpu / hz / (ns / 1e9), rq ? sec / 2 / rq : 0, rq ? sprintf("%.2f", f / rq) : "-"}'
 }
 
 # table features for each case; selector tables for two paths
@@ -238,10 +240,11 @@ rows = [l.split() for l in open(sys.argv[1])]
 raw = {l.split()[3]: float(l.split()[0]) for l in open(sys.argv[2])}
 ratios = sorted(float(r[0]) / raw[r[3]] for r in rows if raw.get(r[3]))
 med = lambda v: st.median(v) if v else 0
-print("%8d %6.2f %6.2f %6.2f %8.1f %7.3f %5.2f %6.1f %5.2f %d" % (int(med([float(r[0]) for r in rows])),
+first = [float(r[6]) for r in rows if len(r) > 6 and r[6] != "-"]
+print("%8d %6.2f %6.2f %6.2f %8.1f %7.3f %5.2f %6.1f %5s %d" % (int(med([float(r[0]) for r in rows])),
       ratios[0], med(ratios), ratios[-1], med([float(r[1]) for r in rows]),
       med([float(r[2]) for r in rows]), med([float(r[4]) for r in rows]),
-      med([float(r[5]) for r in rows]), med([float(r[6]) for r in rows]), len(rows)))
+      med([float(r[5]) for r in rows]), "%.2f" % med(first) if first else "-", len(rows)))
 EOF
 }
 

@@ -26,7 +26,7 @@ prof_start() {
 	sleep 1
 	kill -0 "$PERF_PID" 2>/dev/null || { cat /tmp/perf-record.log; die_bench "perf record did not start"; }
 }
-prof_stop() { # set wl case "iops cpu cs cpus kib"
+prof_stop() { # set wl case "iops cpu cs cpus kib first"
 	local rc out
 	kill -INT "$PERF_PID" 2>/dev/null
 	wait "$PERF_PID"; rc=$?
@@ -35,7 +35,7 @@ prof_stop() { # set wl case "iops cpu cs cpus kib"
 	out=$(perf report -i "$PD" --no-children --sort comm --stdio -g none 2>&1 | grep -vE '^#|^$' | head -8)
 	[ -n "$out" ] || die_bench "perf report printed nothing"
 	echo
-	echo "== profile: $1 $2 $(label "$3"): measured under perf: IOPS, CPU us/IO, cs/IO, CPUs, KiB/rq = $4"
+	echo "== profile: $1 $2 $(label "$3"): measured under perf: IOPS, CPU us/IO, cs/IO, CPUs, KiB/rq, 1st = $4"
 	echo "-- samples per task (all CPUs, idle included)"
 	echo "$out"
 	echo "-- hottest functions (self), 1% and more"

@@ -2,7 +2,7 @@
 """make bench: blk-mpath against stock, round by round.
 
 For every path set and workload in RESDIR (tests/bench.sh's per-case files,
-lines "iops cpu_us cs round cpus kib"), each blk-mpath request-based case is
+lines "iops cpu_us cs round cpus kib first"), each blk-mpath request-based case is
 divided by the stock case with the same queue mode, scheduler and selector
 (stock mq and stock bio), in the same round: min / median / max of that
 ratio over the rounds both ran, the rounds blk-mpath was ahead in (ratio

@@ -1,7 +1,8 @@
 #!/bin/bash
-# DESCRIPTION: mq-deadline round probe (a measurement, not in make test): the bench's null_blk rand4k job on a fresh blk-mpath map per round, with mq-deadline and with none, fio's two jobs left to the scheduler, pinned one per CPU, and both on CPU 0; per round CPU us per I/O, and per thousand I/Os context switches, IPIs, softirqs and the map's queue runs (no perf: enabling its context-switch event patches __schedule's static branch, and under TCG that panicked the guest with an int3 in __schedule)
+# DESCRIPTION: mq-deadline round probe (a measurement, not in make test): the bench's null_blk rand4k job on a fresh blk-mpath map per round, with mq-deadline (fio's two jobs left to the scheduler, pinned one per CPU, both on CPU 0) and with none (jobs left to the scheduler); per round CPU us per I/O; per thousand I/Os context switches, IPIs, block and sched softirqs and the map's queue runs; per second local timer interrupts, timer and RCU softirqs (no perf: enabling its context-switch event patches __schedule's static branch, and under TCG that panicked the guest with an int3 in __schedule)
 # REQUIRES: cmd:fio mod:null_blk
 # TIMEOUT: 1500
+# As the bench boots (TSC clock): GUEST_APPEND="clocksource=tsc tsc=reliable" make test ENGINE=new T=probe/002
 # (bench.sh empties RES: not the suite's own /results/probe)
 export BENCH_FUNCS_ONLY=1 RES=/results/deadline-probe
 . /opt/blk-mpath/tests/bench.sh
@@ -9,16 +10,21 @@ engine_load
 mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
 ROUNDS=${PROBE_ROUNDS:-10}
 RT=3
-irqs() { awk '$1 == "RES:" || $1 == "CAL:" || $1 == "LOC:" {s = 0; for (i = 2; i <= 3; i++) s += $i; printf "%s%d ", $1, s}' /proc/interrupts; }
-sirqs() { awk '$1 == "BLOCK:" || $1 == "RCU:" || $1 == "SCHED:" || $1 == "TIMER:" {printf "%s%d ", $1, $2 + $3}' /proc/softirqs; }
-# delta "A1 B2" "A4 B6" -> per thousand I/Os
+# counts summed over every CPU's column
+sumcpus='{s = 0; for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i; printf "%s%d ", $1, s}'
+irqs() { awk '$1 == "RES:" || $1 == "CAL:" || $1 == "LOC:" '"$sumcpus" /proc/interrupts; }
+sirqs() { awk '$1 == "BLOCK:" || $1 == "RCU:" || $1 == "SCHED:" || $1 == "TIMER:" '"$sumcpus" /proc/softirqs; }
+# delta "A:1 B:2" "A:4 B:6" IOS SECONDS -> per thousand I/Os, and per second for
+# what runs on a clock (local timer interrupts, timer and RCU softirqs)
 delta() { python3 -c '
 import sys, re
 a = dict(re.findall(r"([A-Z]+):(\d+)", sys.argv[1])); b = dict(re.findall(r"([A-Z]+):(\d+)", sys.argv[2]))
-n = int(sys.argv[3])
-print(" ".join("%s %.1f" % (k.lower(), (int(b[k]) - int(a[k])) * 1000.0 / n) for k in a))' "$1" "$2" "$3"; }
+n, t = int(sys.argv[3]), float(sys.argv[4])
+d = {k: int(b[k]) - int(a[k]) for k in a}
+print(" ".join("%s %.1f/kio" % (k.lower(), d[k] * 1000.0 / n) for k in d if k not in ("LOC", "TIMER", "RCU")),
+      " ".join("%s %.0f/s" % (k.lower(), d[k] / t) for k in d if k in ("LOC", "TIMER", "RCU")))' "$@"; }
 one() { # sched pin
-	local sched=$1 pin=$2 d c0 c1 x0 x1 i0 i1 s0 s1 out iops ios cpu pa=()
+	local sched=$1 pin=$2 d c0 c1 x0 x1 i0 i1 s0 s1 t0 t1 out iops ios err cpu pa=()
 	dm_create pm "0 $N multipath 0 0 $(sel_table service-time)" || fail create
 	d=$(dmsetup info -c --noheadings -o blkdevname pm | tr -d ' ')
 	echo "$sched" >"/sys/block/$d/queue/scheduler" || fail "scheduler $sched"
@@ -28,18 +34,19 @@ one() { # sched pin
 	cpu0) pa=(--cpus_allowed=0) ;;
 	esac
 	i0=$(irqs); s0=$(sirqs); c0=$(awk '/^cpu / {print $2 + $3 + $4 + $7 + $8}' /proc/stat)
-	x0=$(awk '/^ctxt/ {print $2}' /proc/stat)
+	x0=$(awk '/^ctxt/ {print $2}' /proc/stat); t0=$(date +%s%N)
 	out=$(fio --name=b --filename=/dev/mapper/pm --rw=randread --bs=4k --iodepth=32 --numjobs=2 \
 		--ioengine=io_uring --direct=1 "${pa[@]}" --time_based --runtime=$RT --group_reporting \
 		--output-format=json 2>&1) || fail "fio: $out"
 	c1=$(awk '/^cpu / {print $2 + $3 + $4 + $7 + $8}' /proc/stat); i1=$(irqs); s1=$(sirqs)
-	x1=$(awk '/^ctxt/ {print $2}' /proc/stat)
-	read -r iops ios _ < <(fio_json read <<<"$out") || fail "no fio result"
-	[ "${ios:-0}" -gt 0 ] || fail "fio: 0 I/Os"
+	x1=$(awk '/^ctxt/ {print $2}' /proc/stat); t1=$(date +%s%N)
+	read -r iops ios err < <(fio_json read <<<"$out") || fail "no fio result"
+	[ "$err" = 0 ] && [ "${ios:-0}" -gt 0 ] || fail "fio: error $err, $ios I/Os"
 	cpu=$(awk -v c=$((c1 - c0)) -v n="$ios" -v hz="$(getconf CLK_TCK)" 'BEGIN {printf "%.1f", c * 1e6 / hz / n}')
-	say "$sched $pin iops $iops cpu_us/io $cpu per_kio: cs $(awk -v x=$((x1 - x0)) -v n="$ios" 'BEGIN {printf "%.1f", x * 1000.0 / n}') $(delta "$i0 $s0" "$i1 $s1" "$ios")"
+	say "$sched $pin iops $iops cpu_us/io $cpu per_kio: cs $(awk -v x=$((x1 - x0)) -v n="$ios" 'BEGIN {printf "%.1f", x * 1000.0 / n}') $(delta "$i0 $s0" "$i1 $s1" "$ios" "$(((t1 - t0) / 1000000))e-3")"
 	# the map's hardware queue (fresh for this round): its queue runs
 	local h=/sys/kernel/debug/block/$d/hctx0
+	[ -r "$h/run" ] || fail "no $h/run"
 	say "$sched $pin map hctx0: runs per kio $(awk -v n="$ios" '{printf "%.1f", $1 * 1000.0 / n}' $h/run) dispatch_busy $(cat $h/dispatch_busy)"
 	dm_remove pm || fail remove
 }
