@@ -1,15 +1,17 @@
 #!/bin/bash
-# DESCRIPTION: mq-deadline round probe (a measurement, not in make test): the bench's null_blk rand4k job on a fresh blk-mpath map per round, with mq-deadline (fio's two jobs left to the scheduler, pinned one per CPU, both on CPU 0) and with none (jobs left to the scheduler); per round CPU us per I/O; per thousand I/Os context switches, IPIs, block and sched softirqs and the map's queue runs; per second local timer interrupts, timer and RCU softirqs (no perf: enabling its context-switch event patches __schedule's static branch, and under TCG that panicked the guest with an int3 in __schedule)
+# DESCRIPTION: mq-deadline round probe (a measurement, not in make test): the bench's null_blk rand4k job on a fresh blk-mpath map per round, with mq-deadline (fio's two jobs left to the scheduler, pinned one per CPU, both on CPU 0) and with none (jobs left to the scheduler), and the raw path in every round; per round CPU us per I/O; per thousand I/Os context switches, IPIs, block and sched softirqs and the map's queue runs; per second local timer interrupts, timer and RCU softirqs (no perf: enabling its context-switch event patches __schedule's static branch, and under TCG that panicked the guest with an int3 in __schedule)
 # REQUIRES: cmd:fio mod:null_blk
 # TIMEOUT: 1500
-# As the bench boots (TSC clock): GUEST_APPEND="clocksource=tsc tsc=reliable" make test ENGINE=new T=probe/002
+# As the bench boots (TSC clock), with the bench's 5 s per case:
+# GUEST_APPEND="clocksource=tsc tsc=reliable blkmpath.probe_runtime=5" make test ENGINE=new T=probe/002
 # (bench.sh empties RES: not the suite's own /results/probe)
 export BENCH_FUNCS_ONLY=1 RES=/results/deadline-probe
 . /opt/blk-mpath/tests/bench.sh
 engine_load
 mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
-ROUNDS=${PROBE_ROUNDS:-10}
-RT=3
+# blkmpath.probe_rounds=N, blkmpath.probe_runtime=S (s per case) on the guest's command line
+ROUNDS=$(arg probe_rounds); ROUNDS=${ROUNDS:-10}
+RT=$(arg probe_runtime); RT=${RT:-3}
 # counts summed over every CPU's column
 sumcpus='{s = 0; for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i; printf "%s%d ", $1, s}'
 irqs() { awk '$1 == "RES:" || $1 == "CAL:" || $1 == "LOC:" '"$sumcpus" /proc/interrupts; }
@@ -25,17 +27,22 @@ print(" ".join("%s %.1f/kio" % (k.lower(), d[k] * 1000.0 / n) for k in d if k no
       " ".join("%s %.0f/s" % (k.lower(), d[k] / t) for k in d if k in ("LOC", "TIMER", "RCU")))' "$@"; }
 one() { # sched pin
 	local sched=$1 pin=$2 d c0 c1 x0 x1 i0 i1 s0 s1 t0 t1 out iops ios err cpu pa=()
-	dm_create pm "0 $N multipath 0 0 $(sel_table service-time)" || fail create
-	d=$(dmsetup info -c --noheadings -o blkdevname pm | tr -d ' ')
-	echo "$sched" >"/sys/block/$d/queue/scheduler" || fail "scheduler $sched"
-	grep -q "\[$sched\]" "/sys/block/$d/queue/scheduler" || fail "scheduler $sched not set"
+	local dev=/dev/mapper/pm
+	if [ "$sched" = raw ]; then
+		dev=/dev/$PA
+	else
+		dm_create pm "0 $N multipath 0 0 $(sel_table service-time)" || fail create
+		d=$(dmsetup info -c --noheadings -o blkdevname pm | tr -d ' ')
+		echo "$sched" >"/sys/block/$d/queue/scheduler" || fail "scheduler $sched"
+		grep -q "\[$sched\]" "/sys/block/$d/queue/scheduler" || fail "scheduler $sched not set"
+	fi
 	case $pin in
 	split) pa=(--cpus_allowed=0,1 --cpus_allowed_policy=split) ;;
 	cpu0) pa=(--cpus_allowed=0) ;;
 	esac
 	i0=$(irqs); s0=$(sirqs); c0=$(awk '/^cpu / {print $2 + $3 + $4 + $7 + $8}' /proc/stat)
 	x0=$(awk '/^ctxt/ {print $2}' /proc/stat); t0=$(date +%s%N)
-	out=$(fio --name=b --filename=/dev/mapper/pm --rw=randread --bs=4k --iodepth=32 --numjobs=2 \
+	out=$(fio --name=b --filename="$dev" --rw=randread --bs=4k --iodepth=32 --numjobs=2 \
 		--ioengine=io_uring --direct=1 "${pa[@]}" --time_based --runtime=$RT --group_reporting \
 		--output-format=json 2>&1) || fail "fio: $out"
 	c1=$(awk '/^cpu / {print $2 + $3 + $4 + $7 + $8}' /proc/stat); i1=$(irqs); s1=$(sirqs)
@@ -44,6 +51,7 @@ one() { # sched pin
 	[ "$err" = 0 ] && [ "${ios:-0}" -gt 0 ] || fail "fio: error $err, $ios I/Os"
 	cpu=$(awk -v c=$((c1 - c0)) -v n="$ios" -v hz="$(getconf CLK_TCK)" 'BEGIN {printf "%.1f", c * 1e6 / hz / n}')
 	say "$sched $pin iops $iops cpu_us/io $cpu per_kio: cs $(awk -v x=$((x1 - x0)) -v n="$ios" 'BEGIN {printf "%.1f", x * 1000.0 / n}') $(delta "$i0 $s0" "$i1 $s1" "$ios" "$(((t1 - t0) / 1000000))e-3")"
+	[ "$sched" = raw ] && return 0
 	# the map's hardware queue (fresh for this round): its queue runs
 	local h=/sys/kernel/debug/block/$d/hctx0
 	[ -r "$h/run" ] || fail "no $h/run"
@@ -52,7 +60,7 @@ one() { # sched pin
 }
 setup_set null_blk
 for r in $(seq "$ROUNDS"); do
-	for c in $(printf '%s\n' mq-deadline:free none:free mq-deadline:split mq-deadline:cpu0 | shuf); do
+	for c in $(printf '%s\n' raw:free mq-deadline:free none:free mq-deadline:split mq-deadline:cpu0 | shuf); do
 		one "${c%%:*}" "${c##*:}"
 	done
 done
