@@ -27,25 +27,23 @@ print(" ".join("%s %.1f/kio" % (k.lower(), d[k] * 1000.0 / n) for k in d if k no
       " ".join("%s %.0f/s" % (k.lower(), d[k] / t) for k in d if k in ("LOC", "TIMER", "RCU")))' "$@"; }
 one() { # sched pin
 	local sched=$1 pin=$2 d c0 c1 x0 x1 i0 i1 s0 s1 t0 t1 out iops ios err cpu pa=()
-	local dev=/dev/mapper/pm
+	# the bench's map set-up: checks the engine and the map's scheduler
 	if [ "$sched" = raw ]; then
-		dev=/dev/$PA
+		case_setup raw::: null_blk
 	else
-		dm_create pm "0 $N multipath 0 0 $(sel_table service-time)" || fail create
-		d=$(dmsetup info -c --noheadings -o blkdevname pm | tr -d ' ')
-		echo "$sched" >"/sys/block/$d/queue/scheduler" || fail "scheduler $sched"
-		grep -q "\[$sched\]" "/sys/block/$d/queue/scheduler" || fail "scheduler $sched not set"
+		case_setup "new:mq:$sched:service-time" null_blk
+		d=$(dmsetup info -c --noheadings -o blkdevname bcase | tr -d ' ')
 	fi
 	case $pin in
 	split) pa=(--cpus_allowed=0,1 --cpus_allowed_policy=split) ;;
 	cpu0) pa=(--cpus_allowed=0) ;;
 	esac
-	i0=$(irqs); s0=$(sirqs); c0=$(awk '/^cpu / {print $2 + $3 + $4 + $7 + $8}' /proc/stat)
+	i0=$(irqs); s0=$(sirqs); c0=$(cpu_now)
 	x0=$(awk '/^ctxt/ {print $2}' /proc/stat); t0=$(date +%s%N)
-	out=$(fio --name=b --filename="$dev" --rw=randread --bs=4k --iodepth=32 --numjobs=2 \
+	out=$(fio --name=b --filename="$CASE_DEV" --rw=randread --bs=4k --iodepth=32 --numjobs=2 \
 		--ioengine=io_uring --direct=1 "${pa[@]}" --time_based --runtime=$RT --group_reporting \
 		--output-format=json 2>&1) || fail "fio: $out"
-	c1=$(awk '/^cpu / {print $2 + $3 + $4 + $7 + $8}' /proc/stat); i1=$(irqs); s1=$(sirqs)
+	c1=$(cpu_now); i1=$(irqs); s1=$(sirqs)
 	x1=$(awk '/^ctxt/ {print $2}' /proc/stat); t1=$(date +%s%N)
 	read -r iops ios err < <(fio_json read <<<"$out") || fail "no fio result"
 	[ "$err" = 0 ] && [ "${ios:-0}" -gt 0 ] || fail "fio: error $err, $ios I/Os"
@@ -56,7 +54,7 @@ one() { # sched pin
 	local h=/sys/kernel/debug/block/$d/hctx0
 	[ -r "$h/run" ] || fail "no $h/run"
 	say "$sched $pin map hctx0: runs per kio $(awk -v n="$ios" '{printf "%.1f", $1 * 1000.0 / n}' $h/run) dispatch_busy $(cat $h/dispatch_busy)"
-	dm_remove pm || fail remove
+	case_teardown
 }
 setup_set null_blk
 for r in $(seq "$ROUNDS"); do
