@@ -12,6 +12,7 @@ mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
 # blkmpath.probe_rounds=N, blkmpath.probe_runtime=S (s per case) on the guest's command line
 ROUNDS=$(arg probe_rounds); ROUNDS=${ROUNDS:-10}
 RT=$(arg probe_runtime); RT=${RT:-3}
+PLACEMENT=$(arg probe_placement)
 # counts summed over every CPU's column
 sumcpus='{s = 0; for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i; printf "%s%d ", $1, s}'
 irqs() { awk '$1 == "RES:" || $1 == "CAL:" || $1 == "LOC:" '"$sumcpus" /proc/interrupts; }
@@ -38,11 +39,14 @@ one() { # sched pin
 	split) pa=(--cpus_allowed=0,1 --cpus_allowed_policy=split) ;;
 	cpu0) pa=(--cpus_allowed=0) ;;
 	esac
-	# where fio's processes run: sampled every 0.2 s from /proc/PID/stat
-	# (field 39 the CPU, 14 and 15 the user and system ticks)
-	local smp=/tmp/probe-sched.$$ spid
+	# with blkmpath.probe_placement=1: where fio's processes run, sampled
+	# every 0.2 s from /proc/PID/stat (field 39 the CPU, 14 and 15 the user
+	# and system ticks).  The sampler takes CPU itself: in the run of
+	# 2026-12-06 11:17 every setting, pinned or not, spread wider with it.
+	# So it is off by default.
+	local smp=/tmp/probe-sched.$$ spid=
 	: >"$smp"
-	(while :; do
+	[ "$PLACEMENT" = 1 ] && (while :; do
 		for f in /proc/[0-9]*/stat; do
 			read -r l <"$f" 2>/dev/null || continue
 			case $l in *"(fio)"*) ;; *) continue ;; esac
@@ -52,18 +56,19 @@ one() { # sched pin
 		echo - >>"$smp"
 		sleep 0.2
 	done) &
-	spid=$!
+	[ "$PLACEMENT" = 1 ] && spid=$!
 	i0=$(irqs); s0=$(sirqs); c0=$(cpu_now)
 	x0=$(awk '/^ctxt/ {print $2}' /proc/stat); t0=$(date +%s%N)
 	out=$(fio --name=b --filename="$CASE_DEV" --rw=randread --bs=4k --iodepth=32 --numjobs=2 \
 		--ioengine=io_uring --direct=1 "${pa[@]}" --time_based --runtime=$RT --group_reporting \
 		--output-format=json 2>&1) || fail "fio: $out"
 	c1=$(cpu_now); i1=$(irqs); s1=$(sirqs)
-	kill "$spid"; wait "$spid" 2>/dev/null
+	x1=$(awk '/^ctxt/ {print $2}' /proc/stat); t1=$(date +%s%N)
+	[ -z "$spid" ] || { kill "$spid"; wait "$spid" 2>/dev/null; }
 	# the two fio processes that used the most CPU are its jobs: the share of
 	# samples in which both sat on the same CPU, and each job's CPU per sample
 	local place
-	place=$(python3 -c '
+	[ -z "$spid" ] || place=$(python3 -c '
 import sys
 samples, cur, first, last = [], {}, {}, {}
 for l in open(sys.argv[1]):
@@ -78,12 +83,11 @@ same = sum(1 for s in both if s[jobs[0]] == s[jobs[1]])
 print("same-cpu %d/%d cpus %s" % (same, len(both), " ".join("".join(str(s[j]) for s in both) for j in jobs)))
 ' "$smp")
 	rm -f "$smp"
-	x1=$(awk '/^ctxt/ {print $2}' /proc/stat); t1=$(date +%s%N)
 	read -r iops ios err < <(fio_json read <<<"$out") || fail "no fio result"
 	[ "$err" = 0 ] && [ "${ios:-0}" -gt 0 ] || fail "fio: error $err, $ios I/Os"
 	cpu=$(awk -v c=$((c1 - c0)) -v n="$ios" -v hz="$(getconf CLK_TCK)" 'BEGIN {printf "%.1f", c * 1e6 / hz / n}')
 	say "$sched $pin iops $iops cpu_us/io $cpu per_kio: cs $(awk -v x=$((x1 - x0)) -v n="$ios" 'BEGIN {printf "%.1f", x * 1000.0 / n}') $(delta "$i0 $s0" "$i1 $s1" "$ios" "$(((t1 - t0) / 1000000))e-3")"
-	say "$sched $pin placement: $place"
+	[ -z "$spid" ] || say "$sched $pin placement: $place"
 	[ "$sched" = raw ] && return 0
 	# the map's hardware queue (fresh for this round): its queue runs
 	local h=/sys/kernel/debug/block/$d/hctx0
