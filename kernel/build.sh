@@ -1,7 +1,13 @@
 #!/bin/bash
 # Build the blk-mpath guest kernel (bzImage + modules) and the dm target.
 #
-#   kernel/build.sh [guest|debug]
+#   kernel/build.sh [guest|debug|vanilla]
+#
+# vanilla: Debian's source with none of kernel/patches or kernel/tree, the
+# guest config without the engine, release suffix "-vanilla", no dm
+# target: stock dm-multipath on the kernel it ships with, for make bench
+# KVARIANT=vanilla (a reference for the stock rows, which in the guest
+# kernel run on the patched block layer and dm-rq).
 #
 # The Debian linux-source-6.1 tree is extracted once into $CACHE (outside
 # git).  kernel/patches/*.patch (edits to upstream files) and kernel/tree/
@@ -16,7 +22,8 @@ VARIANT=${1:-guest}
 case $VARIANT in
 guest) FRAGS=("$TOP/kernel/config/guest.config") ;;
 debug) FRAGS=("$TOP/kernel/config/guest.config" "$TOP/kernel/config/debug.config") ;;
-*) die "unknown kernel variant '$VARIANT' (guest|debug)" ;;
+vanilla) FRAGS=("$TOP/kernel/config/guest.config" "$TOP/kernel/config/vanilla.config") ;;
+*) die "unknown kernel variant '$VARIANT' (guest|debug|vanilla)" ;;
 esac
 
 need_pkgs linux-source-6.1 build-essential bc bison flex libelf-dev libssl-dev cpio kmod xz-utils patch python3
@@ -49,35 +56,41 @@ fi
 # ---- sync patches + overlay into $KSRC by content --------------------------
 WANT=$(mktemp -d); trap 'rm -rf "$WANT"' EXIT
 mapfile -t PATCHES < <(ls "$TOP"/kernel/patches/*.patch 2>/dev/null | sort)
-touched=()
-for p in "${PATCHES[@]}"; do
-	while read -r f; do touched+=("$f"); done < <(sed -n 's#^+++ b/\([^\t ]*\).*#\1#p' "$p")
-done
-for f in "${touched[@]}"; do
-	[ -e "$PRISTINE/$f" ] && { mkdir -p "$WANT/$(dirname "$f")"; cp -p "$PRISTINE/$f" "$WANT/$f"; }
-done
-for p in "${PATCHES[@]}"; do
-	patch -s -p1 -d "$WANT" --no-backup-if-mismatch <"$p" ||
-		die "patch $(basename "$p") does not apply to linux-source $SRCVER"
-done
-if [ -d "$TOP/kernel/tree" ]; then
-	(cd "$TOP/kernel/tree" && find . -type f ! -name '*.o' ! -name '.*' -print0 | cpio -0 -pdm --quiet "$WANT")
-fi
-mapfile -t managed < <({ cd "$WANT" && find . -type f | sed 's#^\./##'; cat "$KSRC/.blkmpath-managed" 2>/dev/null; } | sort -u)
-changed=0
-for f in "${managed[@]}"; do
-	if [ -e "$WANT/$f" ]; then
-		if ! cmp -s "$WANT/$f" "$KSRC/$f"; then
-			mkdir -p "$KSRC/$(dirname "$f")"; cp "$WANT/$f" "$KSRC/$f"; changed=$((changed + 1))
-			log "source: updated $f"
-		fi
-	elif [ -e "$PRISTINE/$f" ]; then
-		cmp -s "$PRISTINE/$f" "$KSRC/$f" || { cp "$PRISTINE/$f" "$KSRC/$f"; changed=$((changed + 1)); log "source: restored $f"; }
-	elif [ -e "$KSRC/$f" ]; then
-		rm -f "$KSRC/$f"; changed=$((changed + 1)); log "source: removed $f"
+if [ "$VARIANT" = vanilla ]; then
+	# the extracted source as Debian ships it, built out of tree (O=)
+	PATCHES=()
+	KSRC=$PRISTINE
+else
+	touched=()
+	for p in "${PATCHES[@]}"; do
+		while read -r f; do touched+=("$f"); done < <(sed -n 's#^+++ b/\([^\t ]*\).*#\1#p' "$p")
+	done
+	for f in "${touched[@]}"; do
+		[ -e "$PRISTINE/$f" ] && { mkdir -p "$WANT/$(dirname "$f")"; cp -p "$PRISTINE/$f" "$WANT/$f"; }
+	done
+	for p in "${PATCHES[@]}"; do
+		patch -s -p1 -d "$WANT" --no-backup-if-mismatch <"$p" ||
+			die "patch $(basename "$p") does not apply to linux-source $SRCVER"
+	done
+	if [ -d "$TOP/kernel/tree" ]; then
+		(cd "$TOP/kernel/tree" && find . -type f ! -name '*.o' ! -name '.*' -print0 | cpio -0 -pdm --quiet "$WANT")
 	fi
-done
-(cd "$WANT" && find . -type f | sed 's#^\./##' | sort) >"$KSRC/.blkmpath-managed"
+	mapfile -t managed < <({ cd "$WANT" && find . -type f | sed 's#^\./##'; cat "$KSRC/.blkmpath-managed" 2>/dev/null; } | sort -u)
+	changed=0
+	for f in "${managed[@]}"; do
+		if [ -e "$WANT/$f" ]; then
+			if ! cmp -s "$WANT/$f" "$KSRC/$f"; then
+				mkdir -p "$KSRC/$(dirname "$f")"; cp "$WANT/$f" "$KSRC/$f"; changed=$((changed + 1))
+				log "source: updated $f"
+			fi
+		elif [ -e "$PRISTINE/$f" ]; then
+			cmp -s "$PRISTINE/$f" "$KSRC/$f" || { cp "$PRISTINE/$f" "$KSRC/$f"; changed=$((changed + 1)); log "source: restored $f"; }
+		elif [ -e "$KSRC/$f" ]; then
+			rm -f "$KSRC/$f"; changed=$((changed + 1)); log "source: removed $f"
+		fi
+	done
+	(cd "$WANT" && find . -type f | sed 's#^\./##' | sort) >"$KSRC/.blkmpath-managed"
+fi
 
 flock -u 9
 exec 8>"$CACHE/kbuild-$VARIANT.lock"
@@ -122,7 +135,7 @@ fi
 # ---- the external dm target ------------------------------------------------------
 # depmod as the guest does it: the stock dm-multipath.ko is the default
 DEPMOD_CONF=$TOP/images/guest/usr/lib/depmod.d/blk-mpath.conf
-if [ -e "$TOP/dm-target/Kbuild" ] || [ -e "$TOP/dm-target/Makefile" ]; then
+if [ "$VARIANT" != vanilla ] && { [ -e "$TOP/dm-target/Kbuild" ] || [ -e "$TOP/dm-target/Makefile" ]; }; then
 	DMB=$OUT/dm-target
 	mkdir -p "$DMB"
 	for f in "$TOP"/dm-target/*.[ch] "$TOP"/dm-target/Kbuild "$TOP"/dm-target/Makefile; do

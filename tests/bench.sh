@@ -42,6 +42,9 @@ PARTS=$(arg bench_parts)
 WORKLOADS=$(arg bench_workloads)
 # the selectors of the SCSI path sets' map cases (null_blk: service-time only)
 SELECTORS=$(arg bench_selectors); SELECTORS=${SELECTORS:-service-time,round-robin}
+# bench_engines=stock: the raw and stock rows only (the path sets' tables),
+# as on the vanilla kernel, which has no blk-mpath (make bench KVARIANT=vanilla)
+ENGINES=$(arg bench_engines); ENGINES=${ENGINES:-stock,new}
 RES=${RES:-/results/bench}
 case $RES in /results/?*) ;; *) echo "BENCH: FAILED: results directory $RES"; exit 1 ;; esac
 rm -rf "$RES"; mkdir -p "$RES"
@@ -64,6 +67,12 @@ for s in "${sela[@]}"; do
 done
 [ "$(printf '%s\n' "${sela[@]}" | sort | uniq -d)" = "" ] ||
 	die_bench "bench_selectors=$SELECTORS: a selector twice"
+case $ENGINES in
+stock,new | new,stock) ENGINES=stock,new ;;
+stock) [ "$PARTS" = tables ] ||
+	die_bench "bench_engines=stock: the merging and memory parts compare with blk-mpath; add bench_parts=tables" ;;
+*) die_bench "bench_engines=$ENGINES: \"stock,new\" (the default) or \"stock\"" ;;
+esac
 
 # ---- engines ---------------------------------------------------------------
 use_stock() {
@@ -213,7 +222,10 @@ run_case() {
 
 # cases: engine:queue_mode:scheduler:selector (empty scheduler: the default)
 cases_for() { # set wl
-	if [ "$1" = null_blk ]; then
+	if [ "$ENGINES" = stock ]; then
+		ENGINES=stock,new cases_for "$@" | tr ' ' '\n' | grep -v '^new:' | tr '\n' ' '
+		echo
+	elif [ "$1" = null_blk ]; then
 		echo raw::: stock:mq::service-time stock:bio::service-time new:mq::service-time \
 			new:bio::service-time stock:mq:none:service-time new:mq:none:service-time
 	else
@@ -386,7 +398,8 @@ cs=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)
 [ "$cs" = tsc ] || echo "BENCH: WARNING: clock source $cs, not tsc (make bench boots with clocksource=tsc):" \
 	"timestamps cost more than on real hardware"
 echo "BENCH: $ROUNDS rounds, ${RUNTIME}s per case, path sets: $SETS; every round runs each set's cases in a random order;" \
-	"clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+	"clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource); kernel $(uname -r); engines $ENGINES" |
+	tee -a "$RES/table.txt"
 IFS=, read -ra sets <<<"$SETS"
 ran=0
 for set in "${sets[@]}"; do
@@ -421,9 +434,11 @@ done
 
 [ "$ran" -gt 0 ] || die_bench "no path set ran a workload (bench_sets=$SETS bench_workloads=$WORKLOADS)"
 # blk-mpath divided by stock in the same round, as issue #9's goals compare them
-echo | tee -a "$RES/table.txt"
-python3 /opt/blk-mpath/tests/lib/bench-vs.py "$RES" | tee -a "$RES/table.txt"
-[ "${PIPESTATUS[0]}" = 0 ] || die_bench "no blk-mpath / stock comparison"
+if [ "$ENGINES" != stock ]; then
+	echo | tee -a "$RES/table.txt"
+	python3 /opt/blk-mpath/tests/lib/bench-vs.py "$RES" | tee -a "$RES/table.txt"
+	[ "${PIPESTATUS[0]}" = 0 ] || die_bench "no blk-mpath / stock comparison"
+fi
 
 # ratios for plots (make compare): "case min median max", rand4k
 for set in "${sets[@]}"; do
