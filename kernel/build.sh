@@ -47,7 +47,7 @@ if [ ! -e "$PRISTINE/.extracted" ]; then
 	touch "$PRISTINE.tmp/.extracted"
 	rm -rf "$PRISTINE"; mv "$PRISTINE.tmp" "$PRISTINE"
 fi
-if [ ! -e "$KSRC/.copied" ]; then
+if [ "$VARIANT" != vanilla ] && [ ! -e "$KSRC/.copied" ]; then
 	log "creating the working source tree"
 	rm -rf "$KSRC"; cp -a "$PRISTINE" "$KSRC"; rm -f "$KSRC/.extracted"
 	touch "$KSRC/.copied"
@@ -103,8 +103,10 @@ mkdir -p "$OUT"
 if [ ! -e "$OUT/.config" ] || [ "$(cat "$OUT/.blkmpath-cfghash" 2>/dev/null)" != "$CFGHASH" ]; then
 	log "configuring $VARIANT kernel in $OUT"
 	make -s -C "$KSRC" O="$OUT" x86_64_defconfig >/dev/null || die "defconfig failed"
-	(cd "$KSRC" && ARCH=x86_64 scripts/kconfig/merge_config.sh -m -O "$OUT" "$OUT/.config" \
-		kernel/configs/kvm_guest.config "${FRAGS[@]}") >"$OUT/merge.log" 2>&1 || die "merge_config failed"
+	# (from $OUT: merge_config.sh writes its temporary files in its
+	# working directory, and the vanilla variant's source is the pristine tree)
+	(cd "$OUT" && ARCH=x86_64 "$KSRC/scripts/kconfig/merge_config.sh" -m -O "$OUT" "$OUT/.config" \
+		"$KSRC/kernel/configs/kvm_guest.config" "${FRAGS[@]}") >"$OUT/merge.log" 2>&1 || die "merge_config failed"
 	make -s -C "$KSRC" O="$OUT" olddefconfig >/dev/null || die "olddefconfig failed"
 	# every =y/=m the fragments ask for must have survived
 	bad=0

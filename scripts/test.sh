@@ -6,6 +6,10 @@
 . "$(dirname "$0")/lib.sh"
 ENGINE=${ENGINE:-both}
 KVARIANT=${KVARIANT:-guest}
+case $KVARIANT in
+guest | debug) ;;
+*) die "KVARIANT=$KVARIANT: guest or debug (the vanilla kernel has no blk-mpath; it is for make bench)" ;;
+esac
 # quick: make test; full: make test-full (the whole fault matrix, ...)
 TIER=${TIER:-quick}
 # per-scenario time limits are multiplied by this (the debug kernel is slow)

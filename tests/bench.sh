@@ -397,6 +397,7 @@ fi
 cs=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)
 [ "$cs" = tsc ] || echo "BENCH: WARNING: clock source $cs, not tsc (make bench boots with clocksource=tsc):" \
 	"timestamps cost more than on real hardware"
+[ -s "$RES/table.txt" ] && echo | tee -a "$RES/table.txt"
 echo "BENCH: $ROUNDS rounds, ${RUNTIME}s per case, path sets: $SETS; every round runs each set's cases in a random order;" \
 	"clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource); kernel $(uname -r); engines $ENGINES" |
 	tee -a "$RES/table.txt"

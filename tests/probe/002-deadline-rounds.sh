@@ -42,21 +42,23 @@ one() { # sched pin
 	# with blkmpath.probe_placement=1: where fio's processes run, sampled
 	# every 0.2 s from /proc/PID/stat (field 39 the CPU, 14 and 15 the user
 	# and system ticks).  The sampler takes CPU itself: in the run of
-	# 2026-12-06 11:17 every setting, pinned or not, spread wider with it.
-	# So it is off by default.
+	# 2026-12-06 11:17 every setting, pinned or not, ran slower and spread
+	# wider with it.  So it is off by default.
 	local smp=/tmp/probe-sched.$$ spid=
 	: >"$smp"
-	[ "$PLACEMENT" = 1 ] && (while :; do
-		for f in /proc/[0-9]*/stat; do
-			read -r l <"$f" 2>/dev/null || continue
-			case $l in *"(fio)"*) ;; *) continue ;; esac
-			set -- ${l##*) }
-			echo "${f//[!0-9]/} ${37} $((${12} + ${13}))"
-		done >>"$smp"
-		echo - >>"$smp"
-		sleep 0.2
-	done) &
-	[ "$PLACEMENT" = 1 ] && spid=$!
+	if [ "$PLACEMENT" = 1 ]; then
+		(while :; do
+			for f in /proc/[0-9]*/stat; do
+				{ read -r l <"$f"; } 2>/dev/null || continue
+				case $l in *"(fio)"*) ;; *) continue ;; esac
+				set -- ${l##*) }
+				echo "${f//[!0-9]/} ${37} $((${12} + ${13}))"
+			done >>"$smp"
+			echo - >>"$smp"
+			sleep 0.2
+		done) &
+		spid=$!
+	fi
 	i0=$(irqs); s0=$(sirqs); c0=$(cpu_now)
 	x0=$(awk '/^ctxt/ {print $2}' /proc/stat); t0=$(date +%s%N)
 	out=$(fio --name=b --filename="$CASE_DEV" --rw=randread --bs=4k --iodepth=32 --numjobs=2 \
