@@ -1,40 +1,59 @@
 #!/usr/bin/env python3
 """make bench results of two boots (two kernels), row by row.
 
-Usage: bench-kernels.py DIR_A DIR_B (results/bench-* directories of
-tests/bench.sh: per-case files of "iops cpu_us cs round cpus kib first"
-lines).  Two boots share no round, so nothing is divided round by round:
+Usage: bench-kernels.py DIR_A[,DIR_A2...] DIR_B[,DIR_B2...]
+(results/bench-* directories of tests/bench.sh: per-case files of
+"iops cpu_us cs round cpus kib first" lines; several directories on one
+side pool their rounds, e.g. several boots of one kernel).  Two boots share no round, so nothing is divided round by round:
 for every case file in both, each boot's ratios to its own round's raw
 IOPS, their min / median / max, the medians of context switches per I/O,
-CPUs busy and KiB per path request, and the exact two-sided
+CPUs busy and KiB per path request, and the two-sided
 Mann-Whitney p of the two sets of ratios (the chance of a separation at
-least that clear if both boots drew from one distribution).
+least that clear if both kernels drew from one distribution; exact for
+small sets, from 20000 random splits for large ones).
 """
 import itertools
+import math
 import os
+import random
 import statistics
 import sys
 
 
-def load(path):
-    with open(path) as f:
-        return [line.split() for line in f if line.strip()]
+def load(dirs, name):
+    """the case's lines of every directory in dirs, rounds renamed DIR#:ROUND"""
+    out = []
+    for i, d in enumerate(dirs):
+        with open(os.path.join(d, name)) as f:
+            for line in f:
+                v = line.split()
+                if v:
+                    v[3] = "%d:%s" % (i, v[3])
+                    out.append(v)
+    return out
 
 
 def ratios(d, name):
-    raw = {r[3]: float(r[0]) for r in load(os.path.join(d, name.rsplit(".", 1)[0] + ".raw___"))}
-    return [float(r[0]) / raw[r[3]] for r in load(os.path.join(d, name)) if raw.get(r[3])]
+    raw = {r[3]: float(r[0]) for r in load(d, name.rsplit(".", 1)[0] + ".raw___")}
+    return [float(r[0]) / raw[r[3]] for r in load(d, name) if raw.get(r[3])]
 
 
 def mw_p(a, b):
-    """exact two-sided Mann-Whitney p (ties count half)"""
+    """two-sided Mann-Whitney p (ties count half): exact over every split
+    of the pooled values while there are at most 50000, else from 20000
+    random splits (fixed seed)"""
     def u(x, y):
         return sum((1.0 if i > j else 0.5 if i == j else 0.0) for i in x for j in y)
     obs = u(a, b)
     mean = len(a) * len(b) / 2.0
     pool = a + b
+    if math.comb(len(pool), len(a)) <= 50000:
+        splits = itertools.combinations(range(len(pool)), len(a))
+    else:
+        rng = random.Random(1)
+        splits = (rng.sample(range(len(pool)), len(a)) for _ in range(20000))
     hits = total = 0
-    for idx in itertools.combinations(range(len(pool)), len(a)):
+    for idx in splits:
         s = set(idx)
         x = [pool[i] for i in idx]
         y = [pool[i] for i in range(len(pool)) if i not in s]
@@ -45,22 +64,27 @@ def mw_p(a, b):
 
 
 def med(d, name, col):
-    return statistics.median(float(r[col]) for r in load(os.path.join(d, name)))
+    return statistics.median(float(r[col]) for r in load(d, name))
 
 
 def span(d, name, col):
-    v = [float(r[col]) for r in load(os.path.join(d, name))]
+    v = [float(r[col]) for r in load(d, name)]
     return "%.3f-%.3f" % (min(v), max(v))
 
 
+def cases(dirs):
+    sets = [set(n for n in os.listdir(d) if "." in n and not n.endswith("raw___")
+                and not n.endswith(".txt")) for d in dirs]
+    return set.intersection(*sets)
+
+
 def main(a, b):
-    names = sorted(n for n in os.listdir(a)
-                   if "." in n and not n.endswith("raw___") and not n.endswith(".txt")
-                   and os.path.exists(os.path.join(b, n)))
+    a, b = a.split(","), b.split(",")
+    names = sorted(cases(a) & cases(b))
     if not names:
         sys.exit("no case in both %s and %s" % (a, b))
-    print("== x raw per boot (min med max); context switches per I/O (median, min-max), CPUs and KiB per path request (medians); A = %s, B = %s"
-          % (os.path.basename(a.rstrip("/")), os.path.basename(b.rstrip("/"))))
+    print("== x raw per kernel (min med max); context switches per I/O (median, min-max), CPUs and KiB per path request (medians); A = %s, B = %s"
+          % (" ".join(os.path.basename(d.rstrip("/")) for d in a), " ".join(os.path.basename(d.rstrip("/")) for d in b)))
     for n in names:
         ra, rb = ratios(a, n), ratios(b, n)
         if not ra or not rb:
