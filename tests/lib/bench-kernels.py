@@ -4,10 +4,11 @@
 Usage: bench-kernels.py DIR_A[,DIR_A2...] DIR_B[,DIR_B2...]
 (results/bench-* directories of tests/bench.sh: per-case files of
 "iops cpu_us cs round cpus kib first" lines; several directories on one
-side pool their rounds, e.g. several boots of one kernel).  Two boots share no round, so nothing is divided round by round:
-for every case file in both, each boot's ratios to its own round's raw
-IOPS, their min / median / max, the medians of context switches per I/O,
-CPUs busy and KiB per path request, and the two-sided
+side pool their rounds, e.g. several boots of one kernel).  Two boots
+share no round, so nothing is divided round by round: for every case
+file in both, each side's ratios to its own round's raw IOPS, their
+min / median / max, the medians of context switches per I/O, CPUs busy
+and KiB per path request, and the two-sided
 Mann-Whitney p of the two sets of ratios (the chance of a separation at
 least that clear if both kernels drew from one distribution; exact for
 small sets, from 20000 random splits for large ones).
