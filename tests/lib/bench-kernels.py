@@ -12,7 +12,10 @@ and KiB per path request, and the two-sided
 Mann-Whitney p of the two sets of ratios (the chance of a separation at
 least that clear if both kernels drew from one distribution; exact for
 small sets, from 20000 random splits for large ones, counting the
-observed split as one more).
+observed split as one more).  That p takes every round as independent:
+it mixes the kernel with the boot (two boots of one kernel can differ
+as much), so with several boots per side it also prints each boot's
+median, the figure to compare.
 """
 import itertools
 import math
@@ -97,8 +100,12 @@ def main(a, b):
             cols.append("%4.2f %4.2f %4.2f  cs %5.3f (%s) CPUs %4.2f KiB %5.1f" % (
                 min(r), statistics.median(r), max(r), med(d, n, 2), span(d, n, 2), med(d, n, 4), med(d, n, 5)))
         p = mw_p(ra, rb)
-        print("%s\n  A %s\n  B %s\n  x raw A / B: Mann-Whitney p %s" % (
+        print("%s\n  A %s\n  B %s\n  x raw A / B: Mann-Whitney p %s (rounds as independent)" % (
             n, cols[0], cols[1], "%.3f" % p if p >= 0.001 else "< 0.001"))
+        if len(a) > 1 or len(b) > 1:
+            print("  x raw median of each boot: A %s | B %s" % (
+                " ".join("%.2f" % statistics.median(ratios([d], n)) for d in a),
+                " ".join("%.2f" % statistics.median(ratios([d], n)) for d in b)))
 
 
 if __name__ == "__main__":
