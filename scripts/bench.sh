@@ -25,7 +25,6 @@ stock)
 	ENG=stock ESFX=-stock ;;
 *) die "BENCH_ENGINES=$BENCH_ENGINES: stock,new (the default) or stock" ;;
 esac
-[ "$KVARIANT" = vanilla ] && ESFX=
 OUT=$("$TOP/kernel/build.sh" "$KVARIANT" | tail -1) || die "kernel build failed"
 make -s -C "$TOP/userspace" >/dev/null || die "userspace tools failed to build"
 W=$CACHE/run-bench$VSFX

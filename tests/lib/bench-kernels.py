@@ -54,11 +54,11 @@ def mw_p(a, b):
     pool = a + b
     if math.comb(len(pool), len(a)) <= 50000:
         splits = itertools.combinations(range(len(pool)), len(a))
+        hits = total = 0
     else:
         rng = random.Random(1)
         splits = (rng.sample(range(len(pool)), len(a)) for _ in range(20000))
-    # a random split set counts the observed one too (p never 0)
-    hits = total = 0 if math.comb(len(pool), len(a)) <= 50000 else 1
+        hits = total = 1  # random splits count the observed one too (p never 0)
     for idx in splits:
         s = set(idx)
         x = [pool[i] for i in idx]
