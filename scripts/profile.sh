@@ -6,7 +6,7 @@ OUT=$("$TOP/kernel/build.sh" guest | tail -1) || die "kernel build failed"
 make -s -C "$TOP/userspace" >/dev/null || die "userspace tools failed to build"
 W=$CACHE/run-profile
 # the guest's clock source: the TSC, as in make bench (scripts/bench.sh)
-GUEST_APPEND="clocksource=tsc tsc=reliable" MODE=profile ENGINE=new TIMEOUT=${TIMEOUT:-2400} "$TOP/images/run-guest.sh" "$OUT" "$W" || exit 1
+GUEST_APPEND="clocksource=tsc tsc=reliable ${PROFILE_ROUNDS:+blkmpath.profile_rounds=$PROFILE_ROUNDS}" MODE=profile ENGINE=new TIMEOUT=${TIMEOUT:-2400} "$TOP/images/run-guest.sh" "$OUT" "$W" || exit 1
 mkdir -p "$TOP/results"; rm -rf "$TOP/results/profile"; cp -r "$W/results/profile" "$TOP/results/profile" 2>/dev/null
 cp "$W/results/profile.log" "$TOP/results/profile/profile.log" 2>/dev/null
 echo; grep -vE '^  (null_blk|sdebug|lio) ' "$W/results/profile.log"

@@ -85,6 +85,56 @@ blk_costs() {
 
 RUNTIME=${RUNTIME:-5}
 echo "PROFILE: clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+
+# ---- rounds (PROFILE_ROUNDS=N make profile) ---------------------------------------
+# Only the null_blk 4k cases raw, blk-mpath mq at mq-deadline and with none,
+# N rounds, each round in a random order, each run under perf as above; one
+# line per run: the figures under perf, then CPU microseconds per I/O spent
+# by the idle loop, by fio, by everything else, in contended spinlocks
+# (queued_spin_lock_slowpath) and in the hottest kernel and user functions
+# (self time), so that a slow run can be set beside a fast one of the same
+# case.
+PROUNDS=$(arg profile_rounds)
+if [ -n "$PROUNDS" ]; then
+	case $PROUNDS in '' | *[!0-9]*) die_bench "blkmpath.profile_rounds=$PROUNDS: not a number" ;; esac
+	us_of() { # "pct" nsamples ios -> us per I/O
+		awk -v p="$1" -v ns="$2" -v ios="$3" 'BEGIN {printf "%.1f", p / 100 * ns / 999 * 1e6 / ios}'
+	}
+	prof_stop() { # set wl case "iops cpu cs cpus kib first"
+		local rc iops=${4%% *} ns ios comm top spin
+		kill -INT "$PERF_PID" 2>/dev/null
+		wait "$PERF_PID"; rc=$?
+		[ $rc -eq 0 ] || [ $rc -eq 130 ] || { cat /tmp/perf-record.log; die_bench "perf record failed ($rc)"; }
+		[ -s "$PD" ] || die_bench "perf record wrote no samples"
+		ns=$(perf report -i "$PD" --no-children -n --sort comm --stdio -g none 2>/dev/null |
+			awk '$1 ~ /%$/ && $2 ~ /^[0-9]+$/ {n += $2} END {print n + 0}')
+		ios=$((iops * RUNTIME))
+		[ "$ns" -gt 0 ] && [ "$ios" -gt 0 ] || die_bench "profile: $ns samples, $iops IOPS"
+		comm=$(perf report -i "$PD" --no-children --sort comm --stdio -g none 2>/dev/null |
+			awk -v ns="$ns" -v ios="$ios" '$1 ~ /%$/ { sub(/%/, "", $1); v = $1 / 100 * ns / 999 * 1e6 / ios
+				if ($2 == "swapper") idle += v; else if ($2 == "fio") fio += v; else other += v }
+				END { printf "idle %.1f fio %.1f other %.1f", idle, fio, other }')
+		spin=$(perf report -i "$PD" --no-children --sort sym --stdio -g none --percent-limit 0 2>/dev/null |
+			awk '$NF == "queued_spin_lock_slowpath" || $NF == "native_queued_spin_lock_slowpath" {sub(/%/, "", $1); s += $1}
+				END {print s + 0}')
+		top=$(perf report -i "$PD" --no-children --sort sym --stdio -g none --percent-limit 0 2>/dev/null |
+			awk '$1 ~ /%$/ && $2 ~ /^\[/ && $NF !~ /idle$/' | head -8 |
+			awk -v ns="$ns" -v ios="$ios" '{sub(/%/, "", $1); printf " %s %.1f", $NF, $1 / 100 * ns / 999 * 1e6 / ios}')
+		printf 'run %s %-24s IOPS %6d CPUus/IO %6.1f cs/IO %s CPUs %s | us/IO: %s spin %s |%s\n' \
+			"$ROUND" "$(label "$3")" "$iops" "$(cut -d' ' -f2 <<<"$4")" "$(cut -d' ' -f3 <<<"$4")" \
+			"$(cut -d' ' -f4 <<<"$4")" "$comm" "$(us_of "$spin" "$ns" "$ios")" "$top"
+	}
+	echo "== profile rounds: null_blk rand4k, $PROUNDS rounds, ${RUNTIME}s per run, perf at 999 Hz on every CPU"
+	setup_set null_blk
+	for ROUND in $(seq 1 "$PROUNDS"); do
+		for c in $(printf '%s\n' raw::: new:mq::service-time new:mq:none:service-time | shuf); do
+			run_case null_blk rand4k "$c" "$ROUND"
+		done
+	done
+	teardown_set null_blk
+	echo "PROFILE: DONE"
+	exit 0
+fi
 run_set() { # set wl cases...
 	local set=$1 wl=$2 c
 	shift 2
