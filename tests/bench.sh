@@ -118,6 +118,8 @@ teardown_set() {
 
 # ---- one measurement ---------------------------------------------------------
 cpu_now() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8}' /proc/stat; }	# user nice system irq softirq
+# the same, and of it user space (user nice): "all user"
+cpu_split_now() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8, $2 + $3}' /proc/stat; }
 # path_reads -> "reads sectors first" completed on the paths under test
 # (raw: PA); first: the reads completed on the first path
 path_reads() {
@@ -136,13 +138,15 @@ import json, sys
 t = sys.stdin.read(); j = json.loads(t[t.index("{"):])["jobs"][0]
 print(int(j[sys.argv[1]]["iops"]), j[sys.argv[1]]["total_ios"], j["error"])' "$1"
 }
-# measure DEV WORKLOAD PATHS... -> "iops cpu_us_per_io ctxsw_per_io cpus kib_per_path_request first":
-# cpus = CPU time / wall time (how many of the vCPUs the case kept busy),
-# kib_per_path_request = KiB read / read requests completed on the paths,
-# first = the share of those requests completed on the first path ("-": none).
-# Fails on a fio error.
+# measure DEV WORKLOAD PATHS... -> "iops cpu_us_per_io ctxsw_per_io cpus kib_per_path_request first
+# user_us_per_io": cpus = CPU time / wall time (how many of the vCPUs the case
+# kept busy), kib_per_path_request = KiB read / read requests completed on the
+# paths, first = the share of those requests completed on the first path ("-":
+# none), user_us_per_io = the part of cpu_us_per_io spent in user space (fio's
+# own work, the same for every engine: tests/lib/bench-rounds.py sets it beside
+# the kernel's part, round by round).  Fails on a fio error.
 measure() {
-	local dev=$1 wl=$2 c0 c1 x0 x1 t0 t1 out args eargs=() iops ios r0 s0 f0 r1 s1 f1 eng=io_uring
+	local dev=$1 wl=$2 c0 c1 u0 u1 x0 x1 t0 t1 out args eargs=() iops ios r0 s0 f0 r1 s1 f1 eng=io_uring
 	shift 2
 	case $wl in
 	rand4k) args=(--rw=randread --bs=4k --iodepth=32 --numjobs=2) ;;
@@ -152,18 +156,19 @@ measure() {
 	*) echo "unknown workload $wl" >&2; return 1 ;;
 	esac
 	read -r r0 s0 f0 < <(path_reads "$@")
-	c0=$(cpu_now); x0=$(awk '/^ctxt/ {print $2}' /proc/stat); t0=$(date +%s%N)
+	read -r c0 u0 < <(cpu_split_now); x0=$(awk '/^ctxt/ {print $2}' /proc/stat); t0=$(date +%s%N)
 	out=$(fio --name=b --filename="$dev" "${args[@]}" --ioengine=$eng "${eargs[@]}" --direct=1 \
 		--time_based --runtime="$RUNTIME" --group_reporting --output-format=json 2>&1) ||
 		{ echo "$out" | tail -5 >&2; return 1; }
-	c1=$(cpu_now); x1=$(awk '/^ctxt/ {print $2}' /proc/stat); t1=$(date +%s%N)
+	read -r c1 u1 < <(cpu_split_now); x1=$(awk '/^ctxt/ {print $2}' /proc/stat); t1=$(date +%s%N)
 	read -r r1 s1 f1 < <(path_reads "$@")
 	read -r iops ios err < <(fio_json read <<<"$out") || return 1
 	[ "$err" = 0 ] && [ "${ios:-0}" -gt 0 ] || { echo "fio: error $err, $ios I/Os" >&2; return 1; }
 	awk -v i="$iops" -v cpu=$((c1 - c0)) -v cs=$((x1 - x0)) -v n="$ios" -v hz="$(getconf CLK_TCK)" \
-		-v ns=$((t1 - t0)) -v rq=$((r1 - r0)) -v sec=$((s1 - s0)) -v f=$((f1 - f0)) \
-		'BEGIN {printf "%d %.2f %.3f %.2f %.1f %s\n", i, cpu * 1e6 / hz / n, cs / n,
-			cpu / hz / (ns / 1e9), rq ? sec / 2 / rq : 0, rq ? sprintf("%.2f", f / rq) : "-"}'
+		-v ns=$((t1 - t0)) -v rq=$((r1 - r0)) -v sec=$((s1 - s0)) -v f=$((f1 - f0)) -v usr=$((u1 - u0)) \
+		'BEGIN {printf "%d %.2f %.3f %.2f %.1f %s %.2f\n", i, cpu * 1e6 / hz / n, cs / n,
+			cpu / hz / (ns / 1e9), rq ? sec / 2 / rq : 0, rq ? sprintf("%.2f", f / rq) : "-",
+			usr * 1e6 / hz / n}'
 }
 
 # table features for each case; selector tables for two paths
@@ -213,9 +218,9 @@ run_case() {
 	# shellcheck disable=SC2086 # CASE_PATHS: one word per path
 	m=$(measure "$CASE_DEV" "$wl" $CASE_PATHS) || die_bench "fio failed: $set $wl $c round $r"
 	prof_stop "$set" "$wl" "$c" "$m"
-	# "iops cpu cs round cpus kib first"
-	read -r m1 m2 m3 m4 m5 m6 <<<"$m"
-	echo "$m1 $m2 $m3 $r $m4 $m5 $m6" >>"$RES/$set.$wl.${c//:/_}"
+	# "iops cpu cs round cpus kib first user"
+	read -r m1 m2 m3 m4 m5 m6 m7 <<<"$m"
+	echo "$m1 $m2 $m3 $r $m4 $m5 $m6 $m7" >>"$RES/$set.$wl.${c//:/_}"
 	echo "  $set $wl $c round $r: $m" >&2
 	case_teardown
 }
