@@ -15,7 +15,8 @@ help:
 	@echo "make test-debug                - engine, target and fault suites on the KASAN/lockdep/kmemleak kernel"
 	@echo "make bench [KVARIANT=vanilla]  - raw vs stock mq vs stock bio vs blk-mpath (fio; null_blk, scsi_debug, LIO paths);"
 	@echo "                                 vanilla: the raw and stock rows on Debian's unpatched kernel"
-	@echo "make profile                   - perf profile of the bench's null_blk and 64k cases (where the CPU time goes)"
+	@echo "make profile [PROFILE_ROUNDS=N] - perf profile of the bench's null_blk and 64k cases (where the CPU time goes);"
+	@echo "                                 N: only null_blk 4k raw, mq-deadline and none, N rounds, a line per run"
 	@echo "make compare                   - both engines over the same work: results/compare/report.html"
 	@echo "make kernel | kernel-debug | series | checkpatch | userspace"
 

@@ -118,7 +118,7 @@ teardown_set() {
 
 # ---- one measurement ---------------------------------------------------------
 cpu_now() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8}' /proc/stat; }	# user nice system irq softirq
-# the same, and of it user space (user nice): "all user"
+# the same, and of it user space (user, nice): "all user"
 cpu_split_now() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8, $2 + $3}' /proc/stat; }
 # path_reads -> "reads sectors first" completed on the paths under test
 # (raw: PA); first: the reads completed on the first path
@@ -138,15 +138,20 @@ import json, sys
 t = sys.stdin.read(); j = json.loads(t[t.index("{"):])["jobs"][0]
 print(int(j[sys.argv[1]]["iops"]), j[sys.argv[1]]["total_ios"], j["error"])' "$1"
 }
-# measure DEV WORKLOAD PATHS... -> "iops cpu_us_per_io ctxsw_per_io cpus kib_per_path_request first
-# user_us_per_io": cpus = CPU time / wall time (how many of the vCPUs the case
-# kept busy), kib_per_path_request = KiB read / read requests completed on the
-# paths, first = the share of those requests completed on the first path ("-":
-# none), user_us_per_io = the part of cpu_us_per_io spent in user space (fio's
-# own work, the same for every engine: tests/lib/bench-rounds.py sets it beside
-# the kernel's part, round by round).  Fails on a fio error.
+# measure DEV WORKLOAD PATHS... -> "iops cpu_us_per_io ctxsw_per_io cpus
+# kib_per_path_request first user_us kernel_us": cpus = CPU time / wall time
+# (how many of the vCPUs the case kept busy), kib_per_path_request = KiB read /
+# read requests completed on the paths, first = the share of those requests
+# completed on the first path ("-": none).  user_us and kernel_us: CPU
+# microseconds per request completed on the paths (one per I/O in these
+# workloads), user space (user, nice) and the rest, over a steady window from
+# 1 s after fio starts to 1 s before its run ends, which leaves out fio's
+# start-up and exit ("-" when the run is shorter than 3 s);
+# tests/lib/bench-rounds.py sets them side by side, round by round.  Fails on
+# a fio error.
 measure() {
-	local dev=$1 wl=$2 c0 c1 u0 u1 x0 x1 t0 t1 out args eargs=() iops ios r0 s0 f0 r1 s1 f1 eng=io_uring
+	local dev=$1 wl=$2 c0 c1 x0 x1 t0 t1 out args eargs=() iops ios r0 s0 f0 r1 s1 f1 eng=io_uring
+	local fo=/tmp/bench-fio.out fpid wc0 wu0 wc1 wu1 wr0 wr1 win="- -"
 	shift 2
 	case $wl in
 	rand4k) args=(--rw=randread --bs=4k --iodepth=32 --numjobs=2) ;;
@@ -156,19 +161,28 @@ measure() {
 	*) echo "unknown workload $wl" >&2; return 1 ;;
 	esac
 	read -r r0 s0 f0 < <(path_reads "$@")
-	read -r c0 u0 < <(cpu_split_now); x0=$(awk '/^ctxt/ {print $2}' /proc/stat); t0=$(date +%s%N)
-	out=$(fio --name=b --filename="$dev" "${args[@]}" --ioengine=$eng "${eargs[@]}" --direct=1 \
-		--time_based --runtime="$RUNTIME" --group_reporting --output-format=json 2>&1) ||
-		{ echo "$out" | tail -5 >&2; return 1; }
-	read -r c1 u1 < <(cpu_split_now); x1=$(awk '/^ctxt/ {print $2}' /proc/stat); t1=$(date +%s%N)
+	c0=$(cpu_now); x0=$(awk '/^ctxt/ {print $2}' /proc/stat); t0=$(date +%s%N)
+	fio --name=b --filename="$dev" "${args[@]}" --ioengine=$eng "${eargs[@]}" --direct=1 \
+		--time_based --runtime="$RUNTIME" --group_reporting --output-format=json >"$fo" 2>&1 &
+	fpid=$!
+	if [ "$RUNTIME" -ge 3 ]; then
+		sleep 1
+		read -r wc0 wu0 < <(cpu_split_now); read -r wr0 _ < <(path_reads "$@")
+		sleep $((RUNTIME - 2))
+		read -r wc1 wu1 < <(cpu_split_now); read -r wr1 _ < <(path_reads "$@")
+		win=$(awk -v c=$((wc1 - wc0)) -v u=$((wu1 - wu0)) -v n=$((wr1 - wr0)) -v hz="$(getconf CLK_TCK)" \
+			'BEGIN {if (n > 0) printf "%.2f %.2f", u * 1e6 / hz / n, (c - u) * 1e6 / hz / n; else print "- -"}')
+	fi
+	wait "$fpid" || { tail -5 "$fo" >&2; return 1; }
+	out=$(cat "$fo")
+	c1=$(cpu_now); x1=$(awk '/^ctxt/ {print $2}' /proc/stat); t1=$(date +%s%N)
 	read -r r1 s1 f1 < <(path_reads "$@")
 	read -r iops ios err < <(fio_json read <<<"$out") || return 1
 	[ "$err" = 0 ] && [ "${ios:-0}" -gt 0 ] || { echo "fio: error $err, $ios I/Os" >&2; return 1; }
 	awk -v i="$iops" -v cpu=$((c1 - c0)) -v cs=$((x1 - x0)) -v n="$ios" -v hz="$(getconf CLK_TCK)" \
-		-v ns=$((t1 - t0)) -v rq=$((r1 - r0)) -v sec=$((s1 - s0)) -v f=$((f1 - f0)) -v usr=$((u1 - u0)) \
-		'BEGIN {printf "%d %.2f %.3f %.2f %.1f %s %.2f\n", i, cpu * 1e6 / hz / n, cs / n,
-			cpu / hz / (ns / 1e9), rq ? sec / 2 / rq : 0, rq ? sprintf("%.2f", f / rq) : "-",
-			usr * 1e6 / hz / n}'
+		-v ns=$((t1 - t0)) -v rq=$((r1 - r0)) -v sec=$((s1 - s0)) -v f=$((f1 - f0)) -v win="$win" \
+		'BEGIN {printf "%d %.2f %.3f %.2f %.1f %s %s\n", i, cpu * 1e6 / hz / n, cs / n,
+			cpu / hz / (ns / 1e9), rq ? sec / 2 / rq : 0, rq ? sprintf("%.2f", f / rq) : "-", win}'
 }
 
 # table features for each case; selector tables for two paths
@@ -218,9 +232,9 @@ run_case() {
 	# shellcheck disable=SC2086 # CASE_PATHS: one word per path
 	m=$(measure "$CASE_DEV" "$wl" $CASE_PATHS) || die_bench "fio failed: $set $wl $c round $r"
 	prof_stop "$set" "$wl" "$c" "$m"
-	# "iops cpu cs round cpus kib first user"
-	read -r m1 m2 m3 m4 m5 m6 m7 <<<"$m"
-	echo "$m1 $m2 $m3 $r $m4 $m5 $m6 $m7" >>"$RES/$set.$wl.${c//:/_}"
+	# "iops cpu cs round cpus kib first user kernel"
+	read -r m1 m2 m3 m4 m5 m6 m7 m8 <<<"$m"
+	echo "$m1 $m2 $m3 $r $m4 $m5 $m6 $m7 $m8" >>"$RES/$set.$wl.${c//:/_}"
 	echo "  $set $wl $c round $r: $m" >&2
 	case_teardown
 }
@@ -250,7 +264,7 @@ label() { # case -> row label
 	echo "$l ${sel:0:2}"
 }
 
-stats() { # file with "iops cpu cs round cpus kib first" lines, raw file -> row figures
+stats() { # file with "iops cpu cs round cpus kib first user kernel" lines, raw file -> row figures
 	python3 - "$1" "$2" <<'EOF'
 import sys, statistics as st
 rows = [l.split() for l in open(sys.argv[1])]

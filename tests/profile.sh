@@ -26,7 +26,7 @@ prof_start() {
 	sleep 1
 	kill -0 "$PERF_PID" 2>/dev/null || { cat /tmp/perf-record.log; die_bench "perf record did not start"; }
 }
-prof_stop() { # set wl case "iops cpu cs cpus kib first"
+prof_stop() { # set wl case "iops cpu cs cpus kib first user kernel"
 	local rc out
 	kill -INT "$PERF_PID" 2>/dev/null
 	wait "$PERF_PID"; rc=$?
@@ -35,7 +35,7 @@ prof_stop() { # set wl case "iops cpu cs cpus kib first"
 	out=$(perf report -i "$PD" --no-children --sort comm --stdio -g none 2>&1 | grep -vE '^#|^$' | head -8)
 	[ -n "$out" ] || die_bench "perf report printed nothing"
 	echo
-	echo "== profile: $1 $2 $(label "$3"): measured under perf: IOPS, CPU us/IO, cs/IO, CPUs, KiB/rq, 1st = $4"
+	echo "== profile: $1 $2 $(label "$3"): measured under perf: IOPS, CPU us/IO, cs/IO, CPUs, KiB/rq, 1st, user and kernel us per path request (steady window) = $4"
 	echo "-- samples per task (all CPUs, idle included)"
 	echo "$out"
 	echo "-- hottest functions (self), 1% and more"
@@ -89,40 +89,47 @@ echo "PROFILE: clocksource $(cat /sys/devices/system/clocksource/clocksource0/cu
 # ---- rounds (PROFILE_ROUNDS=N make profile) ---------------------------------------
 # Only the null_blk 4k cases raw, blk-mpath mq at mq-deadline and with none,
 # N rounds, each round in a random order, each run under perf as above; one
-# line per run: the figures under perf, then CPU microseconds per I/O spent
-# by the idle loop, by fio, by everything else, in contended spinlocks
-# (queued_spin_lock_slowpath) and in the hottest kernel and user functions
-# (self time), so that a slow run can be set beside a fast one of the same
-# case.
+# line per run, to set a slow run beside a fast one of the same case: the
+# run's figures under perf (CPU per I/O from /proc/stat over fio's whole run,
+# user and kernel CPU per path request over its steady window, see measure()
+# in tests/bench.sh), then that CPU per I/O divided among perf's non-idle
+# samples: fio's tasks in user space and in the kernel (the whole I/O path
+# below the submission, null_blk's inline completion included), every other
+# task (kworkers, perf, the shell), contended spinlocks (the qspinlock slow
+# path; cpu-clock samples by hrtimer, not NMI, so spinning with interrupts
+# off is not seen: a lower bound), and the hottest functions of fio's tasks.
 PROUNDS=$(arg profile_rounds)
 if [ -n "$PROUNDS" ]; then
-	case $PROUNDS in '' | *[!0-9]*) die_bench "blkmpath.profile_rounds=$PROUNDS: not a number" ;; esac
-	us_of() { # "pct" nsamples ios -> us per I/O
-		awk -v p="$1" -v ns="$2" -v ios="$3" 'BEGIN {printf "%.1f", p / 100 * ns / 999 * 1e6 / ios}'
-	}
-	prof_stop() { # set wl case "iops cpu cs cpus kib first"
-		local rc iops=${4%% *} ns ios comm top spin
+	[ "$PROUNDS" -ge 1 ] 2>/dev/null || die_bench "blkmpath.profile_rounds=$PROUNDS: not a number of rounds"
+	prof_stop() { # set wl case "iops cpu cs cpus kib first user kernel"
+		local rc cpu parts top
 		kill -INT "$PERF_PID" 2>/dev/null
 		wait "$PERF_PID"; rc=$?
 		[ $rc -eq 0 ] || [ $rc -eq 130 ] || { cat /tmp/perf-record.log; die_bench "perf record failed ($rc)"; }
 		[ -s "$PD" ] || die_bench "perf record wrote no samples"
-		ns=$(perf report -i "$PD" --no-children -n --sort comm --stdio -g none 2>/dev/null |
-			awk '$1 ~ /%$/ && $2 ~ /^[0-9]+$/ {n += $2} END {print n + 0}')
-		ios=$((iops * RUNTIME))
-		[ "$ns" -gt 0 ] && [ "$ios" -gt 0 ] || die_bench "profile: $ns samples, $iops IOPS"
-		comm=$(perf report -i "$PD" --no-children --sort comm --stdio -g none 2>/dev/null |
-			awk -v ns="$ns" -v ios="$ios" '$1 ~ /%$/ { sub(/%/, "", $1); v = $1 / 100 * ns / 999 * 1e6 / ios
-				if ($2 == "swapper") idle += v; else if ($2 == "fio") fio += v; else other += v }
-				END { printf "idle %.1f fio %.1f other %.1f", idle, fio, other }')
-		spin=$(perf report -i "$PD" --no-children --sort sym --stdio -g none --percent-limit 0 2>/dev/null |
-			awk '$NF == "queued_spin_lock_slowpath" || $NF == "native_queued_spin_lock_slowpath" {sub(/%/, "", $1); s += $1}
-				END {print s + 0}')
-		top=$(perf report -i "$PD" --no-children --sort sym --stdio -g none --percent-limit 0 2>/dev/null |
-			awk '$1 ~ /%$/ && $2 ~ /^\[/ && $NF !~ /idle$/' | head -8 |
-			awk -v ns="$ns" -v ios="$ios" '{sub(/%/, "", $1); printf " %s %.1f", $NF, $1 / 100 * ns / 999 * 1e6 / ios}')
-		printf 'run %s %-24s IOPS %6d CPUus/IO %6.1f cs/IO %s CPUs %s | us/IO: %s spin %s |%s\n' \
-			"$ROUND" "$(label "$3")" "$iops" "$(cut -d' ' -f2 <<<"$4")" "$(cut -d' ' -f3 <<<"$4")" \
-			"$(cut -d' ' -f4 <<<"$4")" "$comm" "$(us_of "$spin" "$ns" "$ios")" "$top"
+		read -r _ cpu _ <<<"$4"
+		# samples by task and object: "fio-user fio-kernel other spin nonidle" in samples
+		parts=$(perf report -i "$PD" --no-children -n --sort comm,dso --stdio -g none 2>/dev/null |
+			awk '$1 ~ /%$/ && $2 ~ /^[0-9]+$/ { n = $2
+				if ($3 == "swapper") next
+				all += n
+				if ($3 == "fio") { if ($4 == "[kernel.kallsyms]") fk += n; else fu += n } else other += n }
+				END { printf "%d %d %d %d", fu, fk, other, all }')
+		local fu fk other all spin
+		read -r fu fk other all <<<"$parts"
+		[ "${all:-0}" -gt 0 ] || die_bench "profile: no sample outside the idle loop"
+		spin=$(perf report -i "$PD" --no-children -n --sort sym --stdio -g none --percent-limit 0 2>/dev/null |
+			awk '$NF ~ /^(native_|__pv_)?queued_spin_lock_slowpath$/ { s += $2 } END { print s + 0 }')
+		top=$(perf report -i "$PD" --comms fio --no-children -n --sort dso,sym --stdio -g none --percent-limit 0 \
+			2>/dev/null | awk '$1 ~ /%$/ && $2 ~ /^[0-9]+$/' | head -8 |
+			awk -v all="$all" -v cpu="$cpu" '{ sym = $NF; if (sym ~ /^0x/) sym = $3 ":" sym
+				printf " %s %.1f", sym, $2 / all * cpu }')
+		printf 'run %s %s IOPS %s CPUus/IO %s user/kernel per request %s / %s | CPUus/IO: fio-user %s fio-kernel %s other %s spin %s | fio:%s\n' \
+			"$ROUND" "$(label "$3" | tr ' ' _)" "${4%% *}" "$cpu" "$(cut -d' ' -f7 <<<"$4")" "$(cut -d' ' -f8 <<<"$4")" \
+			"$(awk -v a="$fu" -v t="$all" -v c="$cpu" 'BEGIN {printf "%.1f", a / t * c}')" \
+			"$(awk -v a="$fk" -v t="$all" -v c="$cpu" 'BEGIN {printf "%.1f", a / t * c}')" \
+			"$(awk -v a="$other" -v t="$all" -v c="$cpu" 'BEGIN {printf "%.1f", a / t * c}')" \
+			"$(awk -v a="$spin" -v t="$all" -v c="$cpu" 'BEGIN {printf "%.2f", a / t * c}')" "$top"
 	}
 	echo "== profile rounds: null_blk rand4k, $PROUNDS rounds, ${RUNTIME}s per run, perf at 999 Hz on every CPU"
 	setup_set null_blk

@@ -1,22 +1,32 @@
 #!/usr/bin/env python3
-"""Round by round CPU time per I/O of make bench's cases, split into user
-space and kernel.
+"""Round by round CPU time of make bench's cases, user space beside kernel.
 
     tests/lib/bench-rounds.py RESULTS_DIR [SET.WORKLOAD]   (default null_blk.rand4k)
 
 RESULTS_DIR is a bench's results directory (results/bench-*).  Each case file
-holds one line per round, "iops cpu_us cs round cpus kib first user_us"
-(tests/bench.sh, measure()); user_us, the part of cpu_us spent in user space,
-is fio's own work for each I/O and the same whatever the engine below it, so
-a round in which it grows with the rest ran slower as a whole (the vCPUs, not
-the engine), and a round in which only the kernel's part grows points at the
-kernel.  Runs written before the user field existed are refused.
+holds one line per round, "iops cpu_us cs round cpus kib first user_us
+kernel_us" (tests/bench.sh, measure()): user_us and kernel_us are CPU
+microseconds per request completed on the paths, in user space (user, nice)
+and in the kernel (system, irq, softirq), over a steady window of the run
+that leaves out fio's start-up and exit.  Runs recorded before those fields
+existed are refused.
 
-Prints a row per round (CPU us per I/O of each case, total / user), then per
-case min, median and max of the total, user and kernel parts, and Spearman's
-rank correlation of the total with the user part over the rounds.
+The hypothesis this tests: user space is mostly fio's own loop, which does
+about the same work per I/O whatever the engine below it, so if a slow round
+is slow because the vCPUs ran slower as a whole, its user part grows with
+its kernel part; if the engine or the kernel did more, the kernel part grows
+alone.  (A hypothesis, not a measurement of fio's work: user time is also
+sampled per tick, about 2-3% noise at these counts, and its cost under TCG
+depends on what the kernel did, e.g. how many completions each system call
+reaped.)
+
+Prints a row per round (user / kernel of each case), then per case min,
+median and max of user, kernel and their sum, and Spearman's rank
+correlation of user with kernel over the rounds, with a two-sided p from
+20000 seeded random permutations.
 """
 import os
+import random
 import statistics as st
 import sys
 
@@ -35,12 +45,26 @@ def ranks(v):
     return r
 
 
-def spearman(a, b):
-    ra, rb = ranks(a), ranks(b)
-    ma, mb = st.mean(ra), st.mean(rb)
-    num = sum((x - ma) * (y - mb) for x, y in zip(ra, rb))
-    den = (sum((x - ma) ** 2 for x in ra) * sum((y - mb) ** 2 for y in rb)) ** 0.5
+def pearson(a, b):
+    ma, mb = st.mean(a), st.mean(b)
+    num = sum((x - ma) * (y - mb) for x, y in zip(a, b))
+    den = (sum((x - ma) ** 2 for x in a) * sum((y - mb) ** 2 for y in b)) ** 0.5
     return num / den if den else float("nan")
+
+
+def spearman_p(a, b, n=20000):
+    ra, rb = ranks(a), ranks(b)
+    rho = pearson(ra, rb)
+    if rho != rho:
+        return rho, float("nan")
+    rnd = random.Random(1)
+    rb = list(rb)
+    hits = 0
+    for _ in range(n):
+        rnd.shuffle(rb)
+        if abs(pearson(ra, rb)) >= abs(rho) - 1e-12:
+            hits += 1
+    return rho, (hits + 1) / (n + 1)
 
 
 def main():
@@ -56,14 +80,21 @@ def main():
         rows = {}
         for line in open(os.path.join(d, f)):
             v = line.split()
-            if len(v) < 8:
-                sys.exit("bench-rounds: %s has no user-space field (a run before it was recorded)" % f)
-            rows[int(v[3])] = (float(v[1]), float(v[7]))
-        cases[f[len(sw) + 1:]] = rows
+            if not v:
+                continue
+            if len(v) < 9:
+                sys.exit("bench-rounds: %s: no user and kernel fields (recorded before they existed)" % f)
+            if v[7] == "-" or v[8] == "-":
+                continue
+            rows[int(v[3])] = (float(v[7]), float(v[8]))
+        if rows:
+            cases[f[len(sw) + 1:]] = rows
+    if not cases:
+        sys.exit("bench-rounds: no round of %s in %s has a steady window (runs of 3 s or more)" % (sw, d))
     names = list(cases)
     rounds = sorted(set().union(*[set(r) for r in cases.values()]))
     w = max(14, max(len(n) for n in names) + 1)
-    print("== %s: CPU us per I/O, total / user space, per round (%s)" % (sw, d))
+    print("== %s: CPU us per path request in each run's steady window, user / kernel, per round (%s)" % (sw, d))
     print("round " + "".join("%*s" % (w, n) for n in names))
     for r in rounds:
         cells = []
@@ -72,17 +103,18 @@ def main():
             cells.append("%*s" % (w, "%.1f / %.1f" % t if t else "-"))
         print("%5d " % r + "".join(cells))
     print()
-    print("%-*s %20s %20s %20s %8s" % (w, "case", "total min med max", "user min med max",
-                                       "kernel min med max", "rho"))
+    print("%-*s %20s %20s %20s %6s %7s %3s" % (w, "case", "user min med max", "kernel min med max",
+                                               "sum min med max", "rho", "p", "n"))
     for n in names:
-        tot = [t for t, _ in cases[n].values()]
-        usr = [u for _, u in cases[n].values()]
-        ker = [t - u for t, u in cases[n].values()]
+        usr = [u for u, _ in cases[n].values()]
+        ker = [k for _, k in cases[n].values()]
+        tot = [u + k for u, k in cases[n].values()]
 
         def mmm(v):
             return "%6.1f %6.1f %6.1f" % (min(v), st.median(v), max(v))
-        rho = spearman(tot, usr) if len(tot) > 2 else float("nan")
-        print("%-*s %20s %20s %20s %8.2f" % (w, n, mmm(tot), mmm(usr), mmm(ker), rho))
+        rho, p = spearman_p(usr, ker) if len(usr) > 2 else (float("nan"), float("nan"))
+        ps = "<0.001" if p < 0.001 else "%.3f" % p
+        print("%-*s %20s %20s %20s %6.2f %7s %3d" % (w, n, mmm(usr), mmm(ker), mmm(tot), rho, ps, len(usr)))
 
 
 if __name__ == "__main__":
