@@ -226,16 +226,19 @@ case_teardown() {
 
 # run_case SET WL CASE ROUND: one measurement, appended to $RES/<set>.<wl>.<case>
 run_case() {
-	local set=$1 wl=$2 c=$3 r=$4 m
+	local set=$1 wl=$2 c=$3 r=$4 m t0 t1
 	case_setup "$c" "$set"
 	prof_start
+	t0=$(date +%s.%N)
 	# shellcheck disable=SC2086 # CASE_PATHS: one word per path
 	m=$(measure "$CASE_DEV" "$wl" $CASE_PATHS) || die_bench "fio failed: $set $wl $c round $r"
+	t1=$(date +%s.%N)
 	prof_stop "$set" "$wl" "$c" "$m"
 	# "iops cpu cs round cpus kib first user kernel"
 	read -r m1 m2 m3 m4 m5 m6 m7 m8 <<<"$m"
 	echo "$m1 $m2 $m3 $r $m4 $m5 $m6 $m7 $m8" >>"$RES/$set.$wl.${c//:/_}"
-	echo "  $set $wl $c round $r: $m" >&2
+	# the run's guest wall clock, start and end, to line it up with host-side traces
+	echo "  $set $wl $c round $r: $m (${t0%???}-${t1%???})" >&2
 	case_teardown
 }
 
