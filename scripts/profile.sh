@@ -1,7 +1,7 @@
 #!/bin/bash
 # make profile: perf profiles of make bench's cases (tests/profile.sh), one guest boot.
 . "$(dirname "$0")/lib.sh"
-[ -z "${PROFILE_ROUNDS:-}" ] || [ "$PROFILE_ROUNDS" -ge 1 ] 2>/dev/null ||
+[ -z "${PROFILE_ROUNDS:-}" ] || [[ $PROFILE_ROUNDS =~ ^[1-9][0-9]*$ ]] ||
 	die "PROFILE_ROUNDS=$PROFILE_ROUNDS: give a number of rounds, 1 or more"
 need_pkgs qemu-system-x86 qemu-utils debootstrap rsync e2fsprogs gcc make libdevmapper-dev
 OUT=$("$TOP/kernel/build.sh" guest | tail -1) || die "kernel build failed"

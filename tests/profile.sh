@@ -108,18 +108,18 @@ if [ -n "$PROUNDS" ]; then
 		[ $rc -eq 0 ] || [ $rc -eq 130 ] || { cat /tmp/perf-record.log; die_bench "perf record failed ($rc)"; }
 		[ -s "$PD" ] || die_bench "perf record wrote no samples"
 		read -r _ cpu _ <<<"$4"
-		# samples by task and object: "fio-user fio-kernel other spin nonidle" in samples
-		parts=$(perf report -i "$PD" --no-children -n --sort comm,dso --stdio -g none 2>/dev/null |
+		# samples by task and where the CPU was ([k] kernel, modules included;
+		# [.] user space), idle excluded: "fio-user fio-kernel other spin nonidle"
+		parts=$(perf report -i "$PD" --no-children -n --sort comm,sym --stdio -g none --percent-limit 0 2>/dev/null |
 			awk '$1 ~ /%$/ && $2 ~ /^[0-9]+$/ { n = $2
 				if ($3 == "swapper") next
 				all += n
-				if ($3 == "fio") { if ($4 == "[kernel.kallsyms]") fk += n; else fu += n } else other += n }
-				END { printf "%d %d %d %d", fu, fk, other, all }')
+				if ($3 == "fio") { if ($4 == "[k]") fk += n; else fu += n } else other += n
+				if ($NF ~ /^(native_|__pv_)?queued_spin_lock_slowpath$/) spin += n }
+				END { printf "%d %d %d %d %d", fu, fk, other, spin, all }')
 		local fu fk other all spin
-		read -r fu fk other all <<<"$parts"
+		read -r fu fk other spin all <<<"$parts"
 		[ "${all:-0}" -gt 0 ] || die_bench "profile: no sample outside the idle loop"
-		spin=$(perf report -i "$PD" --no-children -n --sort sym --stdio -g none --percent-limit 0 2>/dev/null |
-			awk '$NF ~ /^(native_|__pv_)?queued_spin_lock_slowpath$/ { s += $2 } END { print s + 0 }')
 		top=$(perf report -i "$PD" --comms fio --no-children -n --sort dso,sym --stdio -g none --percent-limit 0 \
 			2>/dev/null | awk '$1 ~ /%$/ && $2 ~ /^[0-9]+$/' | head -8 |
 			awk -v all="$all" -v cpu="$cpu" '{ sym = $NF; if (sym ~ /^0x/) sym = $3 ":" sym
