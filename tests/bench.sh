@@ -144,9 +144,10 @@ print(int(j[sys.argv[1]]["iops"]), j[sys.argv[1]]["total_ios"], j["error"])' "$1
 # read requests completed on the paths, first = the share of those requests
 # completed on the first path ("-": none).  user_us and kernel_us: CPU
 # microseconds per request completed on the paths (one per I/O in these
-# workloads), user space (user, nice) and the rest, over a steady window from
-# 1 s after fio starts to 1 s before its run ends, which leaves out fio's
-# start-up and exit ("-" when the run is shorter than 3 s);
+# workloads), user space (user, nice) and the rest, over a window from 1 s
+# to RUNTIME-1 s after fio is launched, meant to leave out fio's start-up and
+# exit (it does if fio starts its I/O within 1 s of launch, which is not
+# checked; "-" when the run is shorter than 3 s);
 # tests/lib/bench-rounds.py sets them side by side, round by round.  Fails on
 # a fio error.
 measure() {

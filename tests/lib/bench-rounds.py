@@ -7,8 +7,8 @@ RESULTS_DIR is a bench's results directory (results/bench-*).  Each case file
 holds one line per round, "iops cpu_us cs round cpus kib first user_us
 kernel_us" (tests/bench.sh, measure()): user_us and kernel_us are CPU
 microseconds per request completed on the paths, in user space (user, nice)
-and in the kernel (system, irq, softirq), over a steady window of the run
-that leaves out fio's start-up and exit.  Runs recorded before those fields
+and in the kernel (system, irq, softirq), over a window from 1 s to
+RUNTIME-1 s after fio is launched, meant to leave out its start-up and exit.  Runs recorded before those fields
 existed are refused.
 
 The hypothesis this tests: user space is mostly fio's own loop, which does

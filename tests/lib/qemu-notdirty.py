@@ -11,8 +11,9 @@ data.  Each such write costs far more than a plain store.  BENCH_LOG is the
 host's output of that bench: each run's progress line ends with its start
 and end on the guest's clock (tests/bench.sh, run_case()).  Prints, per run,
 its figures and the slow-path writes per second over its middle (1.5 s in
-from each end, against the offset between the guest's and the host's
-clocks), with the number of distinct pages they hit.
+from each end), with the number of distinct pages they hit.  The margin
+stands in for the offset between the guest's clock (set from the RTC at
+boot, then the TSC) and the host's, which is not measured.
 """
 import bisect
 import re
