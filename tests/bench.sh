@@ -117,9 +117,10 @@ teardown_set() {
 }
 
 # ---- one measurement ---------------------------------------------------------
-cpu_now() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8}' /proc/stat; }	# user nice system irq softirq
-# the same, and of it user space (user, nice): "all user"
+# CPU time so far (user nice system irq softirq), and of it user space
+# (user, nice): "all user", in USER_HZ ticks
 cpu_split_now() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8, $2 + $3}' /proc/stat; }
+cpu_now() { local all; read -r all _ < <(cpu_split_now); echo "$all"; }
 # path_reads -> "reads sectors first" completed on the paths under test
 # (raw: PA); first: the reads completed on the first path
 path_reads() {

@@ -26,12 +26,17 @@ prof_start() {
 	sleep 1
 	kill -0 "$PERF_PID" 2>/dev/null || { cat /tmp/perf-record.log; die_bench "perf record did not start"; }
 }
-prof_stop() { # set wl case "iops cpu cs cpus kib first user kernel"
-	local rc out
+# stop perf record and check that it wrote samples
+perf_stop() {
+	local rc
 	kill -INT "$PERF_PID" 2>/dev/null
 	wait "$PERF_PID"; rc=$?
 	[ $rc -eq 0 ] || [ $rc -eq 130 ] || { cat /tmp/perf-record.log; die_bench "perf record failed ($rc)"; }
 	[ -s "$PD" ] || die_bench "perf record wrote no samples"
+}
+prof_stop() { # set wl case "iops cpu cs cpus kib first user kernel"
+	local out
+	perf_stop
 	out=$(perf report -i "$PD" --no-children --sort comm --stdio -g none 2>&1 | grep -vE '^#|^$' | head -8)
 	[ -n "$out" ] || die_bench "perf report printed nothing"
 	echo
@@ -102,34 +107,28 @@ PROUNDS=$(arg profile_rounds)
 if [ -n "$PROUNDS" ]; then
 	[ "$PROUNDS" -ge 1 ] 2>/dev/null || die_bench "blkmpath.profile_rounds=$PROUNDS: not a number of rounds"
 	prof_stop() { # set wl case "iops cpu cs cpus kib first user kernel"
-		local rc cpu parts top
-		kill -INT "$PERF_PID" 2>/dev/null
-		wait "$PERF_PID"; rc=$?
-		[ $rc -eq 0 ] || [ $rc -eq 130 ] || { cat /tmp/perf-record.log; die_bench "perf record failed ($rc)"; }
-		[ -s "$PD" ] || die_bench "perf record wrote no samples"
-		read -r _ cpu _ <<<"$4"
-		# samples by task and where the CPU was ([k] kernel, modules included;
-		# [.] user space), idle excluded: "fio-user fio-kernel other spin nonidle"
+		local iops cpu usr ker parts all top
+		perf_stop
+		read -r iops cpu _ _ _ _ usr ker <<<"$4"
+		# CPU per I/O divided among the non-idle samples, by task and by where
+		# the CPU was ([k] kernel, modules included; [.] user space):
+		# "fio-user fio-kernel other spin", then the count of non-idle samples
 		parts=$(perf report -i "$PD" --no-children -n --sort comm,sym --stdio -g none --percent-limit 0 2>/dev/null |
-			awk '$1 ~ /%$/ && $2 ~ /^[0-9]+$/ { n = $2
+			awk -v cpu="$cpu" '$1 ~ /%$/ && $2 ~ /^[0-9]+$/ { n = $2
 				if ($3 == "swapper") next
 				all += n
 				if ($3 == "fio") { if ($4 == "[k]") fk += n; else fu += n } else other += n
 				if ($NF ~ /^(native_|__pv_)?queued_spin_lock_slowpath$/) spin += n }
-				END { printf "%d %d %d %d %d", fu, fk, other, spin, all }')
-		local fu fk other all spin
-		read -r fu fk other spin all <<<"$parts"
-		[ "${all:-0}" -gt 0 ] || die_bench "profile: no sample outside the idle loop"
+				END { if (all) printf "fio-user %.1f fio-kernel %.1f other %.1f spin %.2f %d",
+					fu / all * cpu, fk / all * cpu, other / all * cpu, spin / all * cpu, all }')
+		all=${parts##* }
+		[ "${all:-0}" -gt 0 ] 2>/dev/null || die_bench "profile: no sample outside the idle loop"
 		top=$(perf report -i "$PD" --comms fio --no-children -n --sort dso,sym --stdio -g none --percent-limit 0 \
 			2>/dev/null | awk '$1 ~ /%$/ && $2 ~ /^[0-9]+$/' | head -8 |
 			awk -v all="$all" -v cpu="$cpu" '{ sym = $NF; if (sym ~ /^0x/) sym = $3 ":" sym
 				printf " %s %.1f", sym, $2 / all * cpu }')
-		printf 'run %s %s IOPS %s CPUus/IO %s user/kernel per request %s / %s | CPUus/IO: fio-user %s fio-kernel %s other %s spin %s | fio:%s\n' \
-			"$ROUND" "$(label "$3" | tr ' ' _)" "${4%% *}" "$cpu" "$(cut -d' ' -f7 <<<"$4")" "$(cut -d' ' -f8 <<<"$4")" \
-			"$(awk -v a="$fu" -v t="$all" -v c="$cpu" 'BEGIN {printf "%.1f", a / t * c}')" \
-			"$(awk -v a="$fk" -v t="$all" -v c="$cpu" 'BEGIN {printf "%.1f", a / t * c}')" \
-			"$(awk -v a="$other" -v t="$all" -v c="$cpu" 'BEGIN {printf "%.1f", a / t * c}')" \
-			"$(awk -v a="$spin" -v t="$all" -v c="$cpu" 'BEGIN {printf "%.2f", a / t * c}')" "$top"
+		printf 'run %s %s IOPS %s CPUus/IO %s user/kernel per request %s / %s | CPUus/IO: %s | fio:%s\n' \
+			"$ROUND" "$(label "$3" | tr ' ' _)" "$iops" "$cpu" "$usr" "$ker" "${parts% *}" "$top"
 	}
 	echo "== profile rounds: null_blk rand4k, $PROUNDS rounds, ${RUNTIME}s per run, perf at 999 Hz on every CPU"
 	setup_set null_blk
