@@ -57,10 +57,18 @@ in_tier() { # FILE: does it belong to this tier?
 	t=$(sed -n 's/^# TIER: //p' "$1" | head -1)
 	[ -z "$t" ] || [ "$t" = "$TIER" ]
 }
+# for_engine FILE: is it for this boot's engine?  ("# REQUIRES: engine:X";
+# a scenario for the other engine is not run, and not counted, as one of
+# another tier; tests/expected.txt counts what runs)
+for_engine() {
+	local e
+	e=$(sed -n 's/^# REQUIRES: .*engine:\([a-z]*\).*/\1/p' "$1" | head -1)
+	[ -z "$e" ] || [ "$e" = "$ENGINE" ]
+}
 IFS=, read -ra parts <<<"${SEL:-baseline}"
 for p in "${parts[@]}"; do
 	if [ -d "$TESTS_DIR/$p" ]; then
-		for f in "$TESTS_DIR/$p"/[0-9]*.sh; do [ -e "$f" ] && in_tier "$f" && files+=("$f"); done
+		for f in "$TESTS_DIR/$p"/[0-9]*.sh; do [ -e "$f" ] && in_tier "$f" && for_engine "$f" && files+=("$f"); done
 	else
 		# a scenario named explicitly runs whatever its tier
 		for f in "$TESTS_DIR"/$p*.sh; do [ -e "$f" ] && files+=("$f"); done
