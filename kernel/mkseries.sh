@@ -16,11 +16,13 @@ PRISTINE=$CACHE/linux-$SRCVER/pristine
 OUTDIR=${OUTDIR:-$TOP/results/series}
 G=$(mktemp -d); trap 'rm -rf "$G"' EXIT
 T=$TOP/kernel/tree
-files="block/Kconfig block/Makefile block/blk-mq.c drivers/scsi/scsi_lib.c include/linux/blk-mq.h
-	drivers/md/dm.c drivers/md/dm-table.c drivers/md/dm-ioctl.c drivers/md/dm-target.c drivers/md/dm-rq.c
-	include/linux/device-mapper.h"
+# every upstream file a patch touches (as kernel/build.sh finds them)
+files=$(sed -n 's#^+++ b/\([^\t ]*\).*#\1#p' "$TOP"/kernel/patches/*.patch | sort -u)
 mkdir -p "$G/w"
-for f in $files; do mkdir -p "$G/w/$(dirname "$f")"; cp "$PRISTINE/$f" "$G/w/$f"; done
+for f in $files; do
+	[ -e "$PRISTINE/$f" ] || continue
+	mkdir -p "$G/w/$(dirname "$f")"; cp "$PRISTINE/$f" "$G/w/$f"
+done
 cd "$G/w"
 git init -q; git config user.name "blk-mpath developers"; git config user.email "blk-mpath@localhost"
 git add -A; git commit -qm "linux-source $SRCVER (files touched by the series)"
