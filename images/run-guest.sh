@@ -5,7 +5,8 @@
 # Environment: MODE=test|demo|bench|profile  ENGINE=stock|new  T=suite[,suite|suite/name]
 #              TIMEOUT=seconds (hard limit for the guest)  GUEST_MEM=MiB
 #              GUEST_SMP=vCPUs (2)  QEMU_EXTRA=more QEMU options (make bench's
-#              BENCH_ICOUNT=1: one vCPU, -icount shift=0)
+#              BENCH_ICOUNT=1: one vCPU, -icount shift=0)  HOSTCTL=off: no
+#              host fault agent
 . "$(dirname "$0")/../scripts/lib.sh"
 OUT=$1 W=$2
 MODE=${MODE:-test} ENGINE=${ENGINE:-stock} T=${T:-baseline} TIMEOUT=${TIMEOUT:-2400}
@@ -24,9 +25,14 @@ qemu_lun_args "$W"
 rm -f "$W/qmp.sock" "$W/ctl.sock" "$W/hostctl.log"
 # QEMU's stdout is the console: the agent reads blkdebug's reports of held
 # requests from console.log.
-/usr/bin/python3 "$TOP/scripts/hostctl.py" --qmp "$W/qmp.sock" --ctl "$W/ctl.sock" --wait 120 \
-	--console "$W/console.log" </dev/null >"$W/hostctl.log" 2>&1 &
-hpid=$!
+# HOSTCTL=off: no agent (the fault scenarios must then fail, not skip)
+if [ "${HOSTCTL:-on}" = off ]; then
+	log "HOSTCTL=off: no host fault agent"; sleep 1000000 & hpid=$!
+else
+	/usr/bin/python3 "$TOP/scripts/hostctl.py" --qmp "$W/qmp.sock" --ctl "$W/ctl.sock" --wait 120 \
+		--console "$W/console.log" </dev/null >"$W/hostctl.log" 2>&1 &
+	hpid=$!
+fi
 APPEND="root=/dev/vda rw console=ttyS0,115200 printk.time=1 log_buf_len=8M printk.devkmsg=on loglevel=5 panic=-1 oops=panic systemd.show_status=false"
 APPEND="$APPEND blkmpath.mode=$MODE blkmpath.engine=$ENGINE blkmpath.tests=$T ${GUEST_APPEND:-}"
 log "booting guest (TCG, ${GUEST_SMP:-2} vCPU${QEMU_EXTRA:+, $QEMU_EXTRA}): mode=$MODE engine=$ENGINE tests=$T, limit ${TIMEOUT}s; console: $W/console.log"

@@ -44,6 +44,11 @@ requires_missing() {
 	for r in $(sed -n 's/^# REQUIRES: //p' "$1"); do
 		case $r in
 		cmd:*) command -v "${r#cmd:}" >/dev/null || { echo "needs command ${r#cmd:}"; return; } ;;
+		# blk-mpath's target, for a fault scenario, only where it runs
+		# the blk-mpath half (not on the vanilla kernel: fault_engines=stock)
+		mod:dm-blk-mpath) case " ${FAULT_ENGINES:-new} " in *" new "*)
+			modinfo dm-blk-mpath >/dev/null 2>&1 || { echo "needs module dm-blk-mpath"; return; } ;;
+			esac ;;
 		mod:*) modinfo "${r#mod:}" >/dev/null 2>&1 || { echo "needs module ${r#mod:}"; return; } ;;
 		engine:*) [ "$ENGINE" = "${r#engine:}" ] || { echo "only for ENGINE=${r#engine:}"; return; } ;;
 		esac
