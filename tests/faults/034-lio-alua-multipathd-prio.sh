@@ -46,6 +46,9 @@ lio_map() {
 }
 # active_paths MAP: the MAJ:MIN of the paths in the active group
 active_paths() { mp_paths "$1" | awk '$2 == "A" {printf "%s%s", s, $3; s = " "}'; }
+# first_group MAP: the MAJ:MIN of the paths in the table's first group
+# (group_by_prio puts the highest priority first: multipathd's regroup)
+first_group() { mp_paths "$1" | awk '$1 == 1 {printf "%s%s", s, $3; s = " "}'; }
 # groups_ok MAP ACTIVE_MM OTHER_MM DEV1 PRIO1 DEV2 PRIO2: ACTIVE_MM alone in
 # the active group, OTHER_MM in another one, multipathd's priorities as given
 groups_ok() {
@@ -97,7 +100,25 @@ run_engine() {
 	multipath -ll "$map"
 	dm_status "$map"
 	expect_eq "$(active_paths "$map")" "$B" "the active group holds the optimized path"
+	# multipathd regrouped: the new optimized path's group is now first
+	for i in $(seq 50); do [ "$(first_group "$map")" = "$B" ] && break; sleep 0.2; done
+	expect_eq "$(first_group "$map")" "$B" "multipathd reloaded the map with port 2's group first"
 	lio_evidence
+
+	say "flip back: port 1 active/optimized, port 2 standby (failback immediate)"
+	fio_start "$map" 10
+	lio_state 1 ao
+	lio_state 2 standby
+	fio_alive
+	for i in $(seq 100); do
+		groups_ok "$map" "$A" "$B" "${LIO_PATHS[0]}" 50 "${LIO_PATHS[1]}" 1 && [ "$(first_group "$map")" = "$A" ] && break
+		sleep 0.2
+	done
+	fio_expect_clean
+	expect_gap_below $BOUND_MS
+	dm_status "$map"
+	expect_eq "$(active_paths "$map")" "$A" "after the flip back the active group holds port 1's path"
+	expect_eq "$(first_group "$map")" "$A" "multipathd reloaded the map with port 1's group first again"
 	journalctl -u multipathd --no-pager -n 400 2>/dev/null | grep -E "${LIO_PATHS[0]}|${LIO_PATHS[1]}|$map" | tail -15 | sed 's/^/  multipathd| /'
 	multipathd_stop
 	rm -f "$CONF"

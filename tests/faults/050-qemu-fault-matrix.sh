@@ -36,6 +36,8 @@ run_case() { # errno op mode scope layout
 	[ "$e" != EIO ] && [ "$sc" = all ] && [ "$o" != flush ] && use_fio=0
 	qmap_create mpx "$l" >/dev/null
 	[ $use_fio = 1 ] && fio_start mpx 6
+	local e0
+	e0=$(path_cnt "$QD0" ioerr_cnt)
 	# shellcheck disable=SC2086
 	hostctl inject 0 "${EVENT[$o]}" "${ERRNO[$e]}" $opts >/dev/null || fail "inject $*"
 	# up to 16 I/Os, until one went through path 0 (multibus spreads them),
@@ -53,6 +55,8 @@ run_case() { # errno op mode scope layout
 		[ $more -eq 0 ] && break
 	done
 	[ $hang = 0 ] || fail "case $*: an I/O hung"
+	# every case, one-shot ones included: the error reached path 0
+	fault_fired "$QD0" ioerr_cnt "$e0" "case $*" >/dev/null
 	if [ $use_fio = 1 ]; then
 		fio_wait 60
 		fio_stats >/dev/null
