@@ -25,7 +25,7 @@ lun_of() {
 }
 
 run_engine() {
-	local i j p sz t tables=() jobs=() fio_pid msgs=0 reloads=0 cpu=0
+	local i j p sz t tables=() jobs=() fio_pid msgs=0 reloads=0 cpu=0 nfail nrein
 	# udev would probe 32 disks and 8 maps on every change: pause it (the
 	# nodes come from devtmpfs and libdm) and let its queue run at the end
 	udevadm control --stop-exec-queue
@@ -54,6 +54,7 @@ run_engine() {
 		--verify_backlog=512 --verify_fatal=1 --time_based --runtime=$SECS \
 		--output=/tmp/fio-c.txt "${jobs[@]}" >/dev/null 2>&1 &
 	fio_pid=$!
+	dmesg_mark
 	sleep 2
 	local t0=$SECONDS end=$((SECONDS + SECS - 6)) k=0 m pth
 	while [ $SECONDS -lt $end ]; do
@@ -87,7 +88,12 @@ run_engine() {
 	for m in $(seq 0 $((NMAPS - 1))); do
 		for pt in ${paths[$m]}; do dmsetup message "mpc$m" 0 reinstate_path "$pt"; done
 	done
-	say "$msgs messages, $reloads noflush reloads, $cpu CPU offline cycles"
+	# the messages that changed a path's state: both engines log a failure
+	# or a reinstatement only when it happened (a message for a path
+	# already in that state logs nothing), and nothing else fails a path here
+	nfail=$(dmesg_since | grep -c 'Failing path')
+	nrein=$(dmesg_since | grep -c 'Reinstating path')
+	say "$msgs messages ($nfail paths failed, $nrein reinstated), $reloads noflush reloads, $cpu CPU offline cycles"
 	local i2
 	for i2 in $(seq $(((SECS + 60) * 5))); do kill -0 $fio_pid 2>/dev/null || break; sleep 0.2; done
 	kill -0 $fio_pid 2>/dev/null && { echo w >/proc/sysrq-trigger; dmsetup status; fail "fio hung"; }
@@ -96,10 +102,12 @@ run_engine() {
 	[ "$cpu" -ge 1 ] || fail "no CPU offline cycle happened"
 	[ "$reloads" -ge 4 ] || fail "only $reloads reloads"
 	[ "$msgs" -ge 20 ] || fail "only $msgs messages"
+	[ "$nfail" -ge 2 ] || fail "only $nfail fail_path messages failed an active path"
+	[ "$nrein" -ge 2 ] || fail "only $nrein reinstate_path messages brought a failed path back"
 	for m in $(seq 0 $((NMAPS - 1))); do
 		expect_eq "$(dm_path_states "mpc$m")" AAAA "mpc$m: all paths active at the end"
 	done
-	fault_result maps=$NMAPS msgs=$msgs reloads=$reloads cpu_offline=$cpu errors=0
+	fault_result maps=$NMAPS msgs=$msgs failed=$nfail reinstated=$nrein reloads=$reloads cpu_offline=$cpu errors=0
 	for m in $(seq 0 $((NMAPS - 1))); do dmsetup remove "mpc$m"; done
 	udevadm control --start-exec-queue
 }
