@@ -59,14 +59,13 @@ trace_check() {
 # The failover as the paths saw it, both engines (block tracepoints): the
 # first error completion on path 0, how many error completions and SCSI
 # requeues path 0 had, and the first request issued on path 1 after it.
-devt() { local mm; mm=$(cat "/sys/block/$1/dev"); echo $(((${mm%%:*} << 20) | ${mm##*:})); }
 BEV=$TR/events/block
 tl_start() { # path0 path1 (sdX)
 	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
 	echo 0 >$TR/tracing_on; : >$TR/trace; echo 8192 >$TR/buffer_size_kb
-	echo "dev == $(devt "$1") && error != 0" >$BEV/block_rq_complete/filter
-	echo "dev == $(devt "$1")" >$BEV/block_rq_requeue/filter
-	echo "dev == $(devt "$2")" >$BEV/block_rq_issue/filter
+	echo "dev == $(fw_devt "$1") && error != 0" >$BEV/block_rq_complete/filter
+	echo "dev == $(fw_devt "$1")" >$BEV/block_rq_requeue/filter
+	echo "dev == $(fw_devt "$2")" >$BEV/block_rq_issue/filter
 	for e in block_rq_complete block_rq_requeue block_rq_issue; do echo 1 >$BEV/$e/enable; done
 	# commands path 0 completed with an error (a SCSI retry completes one too)
 	echo "host_no == $(readlink -f "/sys/block/$1/device" | sed 's#.*/\([0-9]*\):[0-9]*:[0-9]*:[0-9]*$#\1#') && result != 0" \
