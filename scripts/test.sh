@@ -133,7 +133,7 @@ for e in "${engines[@]}"; do
 	# blocked for more than"), which fails the run (images/run-guest.sh);
 	# scaled like the scenarios' time limits.
 	hung="sysctl.kernel.hung_task_timeout_secs=$((HUNG_TASK_SECS * TSCALE))"
-	MODE=test ENGINE=$e T=$sel GUEST_APPEND="blkmpath.tier=$TIER blkmpath.tscale=$TSCALE $hung $dbg ${GUEST_APPEND:-}" \
+	MODE=test ENGINE=$e T=$sel GUEST_APPEND="blkmpath.tier=$TIER blkmpath.tscale=$TSCALE blkmpath.kernel=$KVARIANT $hung $dbg ${GUEST_APPEND:-}" \
 		"$TOP/images/run-guest.sh" "$OUT" "$W" || rc=1
 	s=$(cat "$W/summary" 2>/dev/null)
 	if [ -n "$s" ]; then

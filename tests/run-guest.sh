@@ -17,6 +17,10 @@ TEST_TIMEOUT=$(arg timeout); TEST_TIMEOUT=${TEST_TIMEOUT:-600}
 # full-tier counterpart replaces them)
 TIER=$(arg tier); export TIER=${TIER:-quick}
 TSCALE=$(arg tscale); export TSCALE=${TSCALE:-1}
+# the kernel booted: guest (patched), debug, or vanilla (Debian's unpatched
+# kernel: stock only); a scenario whose stock behaviour our dm patches
+# change says what differs on vanilla
+KVARIANT=$(arg kernel); export KVARIANT=${KVARIANT:-guest}
 # the engines a fault scenario runs on (default: stock and blk-mpath)
 FE=$(arg fault_engines); [ -n "$FE" ] && export FAULT_ENGINES=${FE//,/ }
 

@@ -1,5 +1,5 @@
 #!/bin/bash
-# DESCRIPTION: completion-driven path failures racing reinstate_path messages: PATH_FAILED / PATH_REINSTATED uevents leave in the order of the state changes, with the right DM_NR_VALID_PATHS, and the last one matches the final status (stock and blk-mpath)
+# DESCRIPTION: completion-driven path failures racing reinstate_path messages: PATH_FAILED / PATH_REINSTATED uevents leave in the order of the state changes, with the right DM_NR_VALID_PATHS, and the last one matches the final status (stock and blk-mpath; on Debian's unpatched kernel stock's order is reported, not judged: patch 0004 fixes it)
 # REQUIRES: cmd:fio mod:scsi_debug mod:dm-blk-mpath mod:dm-multipath
 # TIMEOUT: 300
 . /opt/blk-mpath/tests/lib/common.sh
@@ -65,9 +65,21 @@ run_engine() {
 		  if ($1 == "PATH_FAILED" && $2 != 1) { print NR": "$0" (nr_valid should be 1)"; exit }
 		  if ($1 == "PATH_REINSTATED" && $2 != 2) { print NR": "$0" (nr_valid should be 2)"; exit }
 		  want = ($1 == "PATH_FAILED") ? "PATH_REINSTATED" : "PATH_FAILED" }' <<<"$ev")
-	[ -z "$bad" ] || { echo "$ev" | tail -20; fail "uevents out of order: $bad"; }
-	expect_eq "$(tail -1 <<<"$ev")" "PATH_REINSTATED 2" "the last uevent of $A is the final state"
-	fault_result failed_uevents=$n_fail reinstated_uevents=$n_rein reinstate_msgs=$msgs order=ok
+	# Debian's unpatched kernel (make test-vanilla) queues path uevents at
+	# the head of md->uevent_list and sends each batch newest first
+	# (dm_uevent_add / dm_send_uevents): there stock's uevents may leave
+	# out of order, which patch 0004 fixes.  The order is reported there,
+	# not judged; stock-vs-vanilla.sh shows the difference in "order".
+	local order=ok last
+	last=$(tail -1 <<<"$ev")
+	if [ "$ENGINE" = stock ] && [ "$KVARIANT" = vanilla ]; then
+		[ -z "$bad" ] || { order=reversed; say "unpatched dm: uevents out of order ($bad), as expected without patch 0004"; }
+		[ "$last" = "PATH_REINSTATED 2" ] || { order=reversed; say "unpatched dm: the last uevent of $A is '$last', not the final state"; }
+	else
+		[ -z "$bad" ] || { echo "$ev" | tail -20; fail "uevents out of order: $bad"; }
+		expect_eq "$last" "PATH_REINSTATED 2" "the last uevent of $A is the final state"
+	fi
+	fault_result failed_uevents=$n_fail reinstated_uevents=$n_rein reinstate_msgs=$msgs order=$order
 	dm_remove mpu
 }
 fault_main
