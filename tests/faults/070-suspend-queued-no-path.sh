@@ -48,14 +48,15 @@ state_sig() { echo "q=$(qifnp),p=$(dm_path_states mpq),g=$(mp_paths mpq | awk '{
 # (fail_if_no_path: a map still suspending is not suspended yet, so it
 # takes the message, and the queued requests fail)
 bounded() {
-	local what=$1 t0 pid i
+	local what=$1 t0 pid
 	shift
 	t0=$(now_ms)
 	echo "+ $*"
 	"$@" 2>/tmp/070-bounded.err &
 	pid=$!
-	for ((i = 0; i < SUS_BOUND * 10; i++)); do
-		kill -0 $pid 2>/dev/null || break
+	# the bound is wall-clock time: under TCG a "sleep 0.1" round takes
+	# well over 0.1 s, so counting rounds would wait longer than it says
+	while kill -0 $pid 2>/dev/null && [ $(($(now_ms) - t0)) -lt $((SUS_BOUND * 1000)) ]; do
 		sleep 0.1
 	done
 	if kill -0 $pid 2>/dev/null; then
@@ -81,10 +82,9 @@ bg_dd() {
 }
 # dd_end NAME SECS: wait for dd NAME; DD_RC (hang: still running)
 dd_end() {
-	local pid=DD_$1 i
-	pid=${!pid}
-	for ((i = 0; i < $2 * 10; i++)); do
-		kill -0 "$pid" 2>/dev/null || break
+	local pid=DD_$1 t0
+	pid=${!pid} t0=$(now_ms)
+	while kill -0 "$pid" 2>/dev/null && [ $(($(now_ms) - t0)) -lt $(($2 * 1000)) ]; do
 		sleep 0.1
 	done
 	if kill -0 "$pid" 2>/dev/null; then DD_RC=hang; else wait "$pid"; DD_RC=$?; fi

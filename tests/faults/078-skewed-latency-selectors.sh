@@ -24,10 +24,10 @@ export DM_DISABLE_UDEV=1
 # nothing to lose, fio's errors and the per-path counts are the checks.
 #
 # Under TCG the guest's CPU, not the device, limits the fast path: alone
-# it completes ~7-8k reads/s at QD16, ~2 ms each, whatever its 0.1 ms
-# timer; a 2 ms slow path would then be about as fast.  10 ms keeps the
-# skew real (QD16 / 10 ms = 1600/s at most on the slow path); the raw
-# paths are measured first and printed.
+# it completes ~10-16k reads/s at QD16, ~1 ms each, whatever its 0.1 ms
+# timer; a 2 ms slow path (~7k/s at QD16) would be nearly as fast.  10 ms
+# keeps the skew real (QD16 / 10 ms = 1600/s at most on the slow path);
+# the raw paths are measured first and printed.
 #
 # Both engines see the same per-request clone start time
 # (clone->io_start_time_ns, 0 unless the path queue collects stats: then
@@ -45,22 +45,24 @@ FAST_NS=100000		# 0.1 ms
 SLOW_NS=10000000	# 10 ms
 RUNTIME=10		# seconds of fio per selector
 SELECTORS="round-robin queue-length service-time historical-service-time"
-# The bounds, from the measured values (TCG, 2 vCPUs; first passing run:
-# stock rr 50.0 ql 92.4 st 92.5 hst 92.4 %, blk-mpath rr 50.0 ql 91.4
-# st 91.4 hst 92.0 %):
-# - round-robin alternates request by request on both engines (27k reads:
-#   the paths' counts differed by 9): 50 +- 1 point leaves room for the
-#   reads in flight at the run's edges, never for a selector that prefers
-#   a path;
-# - queue-length, service-time and hst kept ~6.4 reads in flight on the
-#   slow path (its 644 reads/s x 10 ms) and the rest on the fast one, whose
-#   rate is the guest CPU's: above 70 % (equal latencies give 50 %);
-# - blk-mpath vs stock: the slow path's count is fixed by its in-flight
-#   reads and its 10 ms, so the fast share F / (F + 644/s) follows only the
-#   map's rate F: an engine 35 % slower than the other (more than this
-#   guest's run-to-run noise: raw fast path 10.3k-14.6k reads/s) moves it
-#   by under 4 points; a selector that chose differently (ties to the slow
-#   path, another load measure) moves it by tens of points.
+# The bounds, from the measured values (TCG, 2 vCPUs; two passing runs:
+# stock rr 50.0/50.0 ql 92.4/95.9 st 92.5/95.9 hst 92.4/96.9 %,
+# blk-mpath rr 50.0/50.0 ql 91.4/95.8 st 91.4/95.9 hst 92.0/97.5 %):
+# - round-robin alternates request by request on both engines (27-29k
+#   reads: the paths' counts differed by 0 to 9): 50 +- 1 point leaves
+#   room for the reads in flight at the run's edges, never for a selector
+#   that prefers a path;
+# - queue-length, service-time and hst kept ~2-6 reads in flight on the
+#   slow path (220-650 reads/s at 10 ms each) and the rest on the fast
+#   one, whose rate is the guest CPU's: above 70 % (equal latencies give
+#   50 %);
+# - blk-mpath vs stock: the slow path's rate S is its in-flight reads over
+#   its 10 ms, so the fast share F / (F + S) follows the map's rate F: an
+#   engine 35 % slower than the other (more than this guest's noise: raw
+#   fast path 10.3k-16k reads/s from one run to the next) moves it by
+#   under 4 points (measured: at most 1.1); a selector that chose
+#   differently (ties to the slow path, another load measure) moves it by
+#   tens of points.
 RR_TOL=1		# round-robin: |fast share - 50|, percentage points
 MIN_SHARE=70		# queue-length / service-time / hst: fast share above this
 ENGINE_TOL=4		# |blk-mpath share - stock share|, percentage points
