@@ -16,34 +16,6 @@ CONF=/etc/multipath/conf.d/blkmpath-lio-alua.conf
 trap 'rm -f "$CONF"; lio_quiesce' EXIT
 BOUND_MS=8000	# failover in the kernel, then a multipathd reload (suspend/resume)
 
-write_conf() {
-	mkdir -p "${CONF%/*}"
-	cat >"$CONF" <<'EOF'
-blacklist_exceptions {
-	device {
-		vendor "LIO-ORG"
-		product ".*"
-	}
-}
-devices {
-	device {
-		vendor "LIO-ORG"
-		product ".*"
-		path_grouping_policy group_by_prio
-		prio alua
-		hardware_handler "1 alua"
-		path_checker tur
-		failback immediate
-		no_path_retry fail
-	}
-}
-EOF
-}
-
-# lio_map: the multipathd map holding the LIO paths (empty until there)
-lio_map() {
-	multipathd show paths raw format "%d %m" 2>/dev/null | awk -v d="${LIO_PATHS[0]}" '$1 == d && $2 != "[orphan]" {print $2}'
-}
 # active_paths MAP: the MAJ:MIN of the paths in the active group
 active_paths() { mp_paths "$1" | awk '$2 == "A" {printf "%s%s", s, $3; s = " "}'; }
 # first_group MAP: the MAJ:MIN of the paths in the table's first group
@@ -59,24 +31,21 @@ groups_ok() {
 		'$1 == d1 {a = $2} $1 == d2 {b = $2} END {print a "/" b}')
 	[ "$g" = ok ] && [ "$p" = "$5/$7" ]
 }
+# before_flip MAP: port 1's path (prio 50) alone in the active group, port
+# 2's (prio 1) in the other
+before_flip() { groups_ok "$1" "$A" "$B" "${LIO_PATHS[0]}" 50 "${LIO_PATHS[1]}" 1; }
 
 run_engine() {
 	local A B map i t0 t_regroup
 	lio_setup 2 1
 	A=${LIO_MM[0]} B=${LIO_MM[1]}
 	lio_state 2 standby
-	write_conf
 	settle	# multipathd reads the paths' udev properties (WWID)
-	multipathd_start
-	for i in $(seq 60); do
-		map=$(lio_map)
-		[ -n "$map" ] && groups_ok "$map" "$A" "$B" "${LIO_PATHS[0]}" 50 "${LIO_PATHS[1]}" 1 && break
-		sleep 0.5
-	done
-	[ -n "$map" ] || { multipathd show paths; fail "multipathd assembled no map for the LIO LUN"; }
-	multipath -ll "$map"
+	lio_multipathd "$CONF" "" before_flip "path_grouping_policy group_by_prio" "prio alua" 'hardware_handler "1 alua"' \
+		"path_checker tur" "failback immediate" "no_path_retry fail"
+	map=$LIO_MAP
 	dm_table "$map"
-	groups_ok "$map" "$A" "$B" "${LIO_PATHS[0]}" 50 "${LIO_PATHS[1]}" 1 ||
+	before_flip "$map" ||
 		{ dm_status "$map"; fail "before the flip: port 1 (prio 50) should be alone in the active group"; }
 	say "ok: group_by_prio: ${LIO_PATHS[0]} (prio 50) active, ${LIO_PATHS[1]} (prio 1) in the other group"
 	expect_match "$(dm_table "$map")" "1 alua" "hardware handler alua"

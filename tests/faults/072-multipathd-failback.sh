@@ -43,35 +43,11 @@ HOLD_S=12
 FAILOVER_S=10	# the kernel fails the offline path at its next write (fio QD8)
 BOUND_MS=2000	# the longest any fio I/O may take (failover, pg_init, switches): measured 80-330 ms
 
-write_conf() { # failback mode
-	mkdir -p "${CONF%/*}"
-	cat >"$CONF.tmp" <<EOF
-blacklist_exceptions {
-	device {
-		vendor "LIO-ORG"
-		product ".*"
-	}
-}
-devices {
-	device {
-		vendor "LIO-ORG"
-		product ".*"
-		path_grouping_policy group_by_prio
-		prio alua
-		hardware_handler "1 alua"
-		path_checker tur
-		path_selector "round-robin 0"
-		failback $1
-		no_path_retry fail
-	}
-}
-EOF
-	mv "$CONF.tmp" "$CONF"
-}
-
-# lio_map: the multipathd map holding the LIO paths (empty until there)
-lio_map() {
-	multipathd show paths raw format "%d %m" 2>/dev/null | awk -v d="${LIO_PATHS[0]}" '$1 == d && $2 != "[orphan]" {print $2}'
+# mpd_conf FAILBACK READY: lio_multipathd with failback FAILBACK (READY
+# "-": CONF written only)
+mpd_conf() {
+	lio_multipathd "$CONF" "" "$2" "path_grouping_policy group_by_prio" "prio alua" 'hardware_handler "1 alua"' \
+		"path_checker tur" 'path_selector "round-robin 0"' "failback $1" "no_path_retry fail"
 }
 # first_group MAP: the MAJ:MIN of the paths in the table's first group
 first_group() { mp_paths "$1" | awk '$1 == 1 {printf "%s%s", s, $3; s = " "}'; }
@@ -109,6 +85,8 @@ on_group() {
 	[ "$2" = 1 ] && mmg=$A || mmg=$B
 	map_now "$1" && [ "$M_TPG" = "$2" ] && [ "$M_ACT" = "$2" ] && [[ "$M_PST " == *" $mmg=A "* ]]
 }
+# mpd_ready MAP: port 1's path first (group 1) and in use, the priorities 50/10
+mpd_ready() { [ "$(first_group "$1")" = "$A" ] && [ "$(prios)" = 50/10 ] && on_group "$1" 1; }
 # uptime_ms: CLOCK_BOOTTIME in ms (no suspend here: the monotonic clock
 # of journalctl -o short-monotonic)
 uptime_ms() { local u; read -r u _ </proc/uptime; echo $((${u/./} * 10)); }
@@ -121,30 +99,10 @@ mpd_switched() {
 			if (t >= s) {print t - s; exit}
 		}'
 }
-# wait_until SECS CMD...: poll CMD every 0.1 s for at most SECS; WAITED_MS
-wait_until() {
-	local end t0
-	t0=$(now_ms) end=$(($(now_ms) + $1 * 1000))
-	shift
-	while :; do
-		"$@" && { WAITED_MS=$(($(now_ms) - t0)); return 0; }
-		[ "$(now_ms)" -lt "$end" ] || { WAITED_MS=$(($(now_ms) - t0)); return 1; }
-		sleep 0.1
-	done
-}
-# io_split: writes completed on port 1's and port 2's path in one second
-# (after half a second for requests already mapped to finish): "W1 W2"
-io_split() {
-	local a b
-	sleep 0.5
-	a=$(sd_writes "$P1") b=$(sd_writes "$P2")
-	sleep 1
-	echo "$(($(sd_writes "$P1") - a)) $(($(sd_writes "$P2") - b))"
-}
 # expect_io_on 1|2 WHAT: only that port's path carries fio's writes
 expect_io_on() {
 	local w1 w2
-	read -r w1 w2 <<<"$(io_split)"
+	read -r w1 w2 <<<"$(io_split "$P1" "$P2")"
 	if [ "$1" = 1 ]; then
 		[ "$w1" -gt 0 ] && [ "$w2" = 0 ] || fail "$ENGINE: $2: writes in 1 s: $P1 (port 1) $w1, $P2 (port 2) $w2; expected port 1 only"
 	else
@@ -166,21 +124,14 @@ mpd_journal() { # since (systemd time spec)
 map_state() { say "table:  $(dm_table "$MAP")"; say "status: $(dm_status "$MAP")"; }
 
 run_engine() {
-	local i t0 h1 since failback_imm undo_imm failback_fo fs w2 seen mpd_imm mpd_undo mpd_fo
+	local t0 h1 since failback_imm undo_imm failback_fo fs w2 seen mpd_imm mpd_undo mpd_fo
 	lio_setup 2 1
 	P1=${LIO_PATHS[0]} P2=${LIO_PATHS[1]} A=${LIO_MM[0]} B=${LIO_MM[1]}
 	h1=${LIO_HCTLS[0]}
 	lio_state 2 an
-	write_conf immediate
 	settle	# multipathd reads the paths' udev properties (WWID)
-	multipathd_start
-	for i in $(seq 60); do
-		MAP=$(lio_map)
-		[ -n "$MAP" ] && [ "$(first_group "$MAP")" = "$A" ] && [ "$(prios)" = 50/10 ] && on_group "$MAP" 1 && break
-		sleep 0.5
-	done
-	[ -n "$MAP" ] || { multipathd show paths; fail "multipathd assembled no map for the LIO LUN"; }
-	multipath -ll "$MAP"
+	mpd_conf immediate mpd_ready
+	MAP=$LIO_MAP
 	map_state
 	expect_eq "$(prios)" 50/10 "multipathd's priorities: port 1 (active/optimized) 50, port 2 (active/non-optimized) 10"
 	expect_eq "$(mp_paths "$MAP" | awk '{printf "%s%s=%s", s, $1, $3; s = " "}')" "1=$A 2=$B" \
@@ -246,7 +197,7 @@ run_engine() {
 	local gap_imm=$GAP_MS
 
 	say "=== 2. failback followover"
-	write_conf followover
+	mpd_conf followover -
 	since=$(date '+%Y-%m-%d %H:%M:%S')
 	run multipathd reconfigure || fail "multipathd reconfigure"
 	wait_until 30 failback_is followover ||

@@ -41,37 +41,18 @@ cleanup() {
 }
 trap cleanup EXIT
 
-write_conf() { # grouping selector no_path_retry
-	mkdir -p "${CONF%/*}"
-	cat >"$CONF.tmp" <<EOF
-blacklist_exceptions {
-	device {
-		vendor "LIO-ORG"
-		product ".*"
-	}
-}
-devices {
-	device {
-		vendor "LIO-ORG"
-		product ".*"
-		path_grouping_policy $1
-		path_selector "$2"
-		no_path_retry $3
-		prio alua
-		hardware_handler "1 alua"
-		path_checker tur
-		failback immediate
-	}
-}
-EOF
-	mv "$CONF.tmp" "$CONF"
+# mpd_conf GROUPING SELECTOR NO_PATH_RETRY READY: lio_multipathd with
+# those (READY "-": CONF written only)
+mpd_conf() {
+	lio_multipathd "$CONF" "" "$4" "path_grouping_policy $1" "path_selector \"$2\"" "no_path_retry $3" \
+		"prio alua" 'hardware_handler "1 alua"' "path_checker tur" "failback immediate"
 }
 
 # lio_iblock_setup: LIO_PATHS/LIO_MM/LIO_HCTLS of a 2-port LUN on an
 # iblock backstore over $LOOPDEV (lio_setup's steps without its rd_mcp
 # backstore and ALUA groups: the ports stay in default_tg_pt_gp)
 lio_iblock_setup() {
-	local i t d h a maj
+	local i h a
 	mountpoint -q /sys/kernel/config || mount -t configfs configfs /sys/kernel/config
 	modprobe -a tcm_loop target_core_iblock scsi_dh_alua || fail "modprobe tcm_loop target_core_iblock scsi_dh_alua"
 	mkdir -p /var/target/pr
@@ -91,27 +72,13 @@ lio_iblock_setup() {
 		read -r a <"$LIO_T/address" || fail "port $i has no SCSI address"
 		LIO_HCTLS+=("$a:$LIO_LUN")
 	done
-	for h in "${LIO_HCTLS[@]}"; do
-		d=
-		for ((t = 0; t < 100; t++)); do
-			for d in "/sys/class/scsi_device/$h/device/block/"*; do :; done
-			d=${d##*/}
-			[ "$d" != "*" ] && [ -b "/dev/$d" ] && break
-			sleep 0.1
-		done
-		[ "$d" != "*" ] && [ -b "/dev/$d" ] || fail "lio: $h has no sd device"
-		read -r maj <"/sys/block/$d/dev"
-		LIO_PATHS+=("$d") LIO_MM+=("$maj")
-	done
+	for h in "${LIO_HCTLS[@]}"; do _lio_add_path "$h" "$h"; done
 	say "lio: iblock on $LOOPDEV, serial $LIO_SERIAL: ${LIO_PATHS[*]} (${LIO_MM[*]}) at ${LIO_HCTLS[*]}"
 }
 
 mpd_journal() { # since (date): multipathd's lines about the map
 	journalctl -u multipathd --no-pager -o short-monotonic --since "$1" 2>/dev/null |
 		grep -E "$MAP|reconfigure" | grep -v checker | tail -8 | sed 's/^/  multipathd| /'
-}
-lio_map() {
-	multipathd show paths raw format "%d %m" 2>/dev/null | awk -v d="${LIO_PATHS[0]}" '$1 == d && $2 != "[orphan]" {print $2}'
 }
 # table_shape MAP: the table with the paths named P1/P2: "features=[..]
 # hw=[..] pgs=N pg1=SELECTOR:P1,.. pg2=..."
@@ -130,24 +97,8 @@ table_shape() {
 	}'
 }
 shape_is() { [ "$(table_shape "$MAP")" = "$1" ]; }
-# io_split: writes completed on port 1's and port 2's path in one second
-io_split() {
-	local a b
-	sleep 0.5
-	a=$(sd_writes "$P1") b=$(sd_writes "$P2")
-	sleep 1
-	echo "$(($(sd_writes "$P1") - a)) $(($(sd_writes "$P2") - b))"
-}
-wait_until() { # SECS CMD...: poll every 0.1 s; WAITED_MS
-	local end t0
-	t0=$(now_ms) end=$(($(now_ms) + $1 * 1000))
-	shift
-	while :; do
-		"$@" && { WAITED_MS=$(($(now_ms) - t0)); return 0; }
-		[ "$(now_ms)" -lt "$end" ] || { WAITED_MS=$(($(now_ms) - t0)); return 1; }
-		sleep 0.1
-	done
-}
+# first_shape MAP: the table as first configured ($want0)
+first_shape() { [ "$(table_shape "$1")" = "$want0" ]; }
 # region_md5 DEV OFF_MB LEN_MB
 region_md5() {
 	dd if="$1" bs=1M skip="$2" count="$3" iflag=direct status=none | md5sum | cut -d' ' -f1
@@ -166,16 +117,9 @@ run_engine() {
 	P1=${LIO_PATHS[0]} P2=${LIO_PATHS[1]} A=${LIO_MM[0]} B=${LIO_MM[1]}
 	want0="features=[0] hw=[1 alua] pgs=2 pg1=round-robin:P1 pg2=round-robin:P2"
 	want1="features=[1 queue_if_no_path] hw=[1 alua] pgs=1 pg1=service-time:P1,P2"
-	write_conf failover "round-robin 0" fail
 	settle
-	multipathd_start
-	for i in $(seq 60); do
-		MAP=$(lio_map)
-		[ -n "$MAP" ] && shape_is "$want0" && break
-		sleep 0.5
-	done
-	[ -n "$MAP" ] || { multipathd show paths; fail "multipathd assembled no map for the LIO LUN"; }
-	multipath -ll "$MAP"
+	mpd_conf failover "round-robin 0" fail first_shape
+	MAP=$LIO_MAP
 	say "table: $(dm_table "$MAP")"
 	shape0=$(table_shape "$MAP")
 	expect_eq "$shape0" "$want0" "$ENGINE: the table as configured (failover, round-robin, no_path_retry fail)"
@@ -192,10 +136,10 @@ run_engine() {
 	say "=== 1. reconfigure under fio verify"
 	dmesg_mark
 	fio_start "$MAP" 120 --size=${FIO_MB}M
-	read -r w1 w2 <<<"$(io_split)"
+	read -r w1 w2 <<<"$(io_split "$P1" "$P2")"
 	[ "$w1" -gt 0 ] && [ "$w2" = 0 ] || fail "$ENGINE: failover table: writes in 1 s on $P1 $w1, $P2 $w2 (expected $P1 only)"
 	say "ok: failover: group 1 ($P1) alone carries the writes ($w1 in 1 s, $P2 $w2)"
-	write_conf multibus "service-time 0" queue
+	mpd_conf multibus "service-time 0" queue -
 	STEP="reconfigure"
 	since=$(date '+%Y-%m-%d %H:%M:%S')
 	out=$(multipathd reconfigure 2>&1)
@@ -210,7 +154,7 @@ run_engine() {
 	shape1=$(table_shape "$MAP")
 	expect_eq "$shape1" "$want1" "$ENGINE: the reconfigured table (multibus, service-time, queue_if_no_path) after ${t_reconf} ms"
 	expect_eq "$(mp_queue_io "$MAP")/$(dm_path_states "$MAP")" 0/AA "nothing queued, both paths active"
-	read -r w1 w2 <<<"$(io_split)"
+	read -r w1 w2 <<<"$(io_split "$P1" "$P2")"
 	[ "$w1" -gt 0 ] && [ "$w2" -gt 0 ] || fail "$ENGINE: multibus table: writes in 1 s on $P1 $w1, $P2 $w2 (expected both)"
 	say "ok: multibus: both paths carry the writes ($P1 $w1, $P2 $w2 in 1 s)"
 	mpd_journal "$since"
@@ -239,7 +183,7 @@ run_engine() {
 	expect_eq "$(dmsetup table "$MAP" | awk '{print $1, $2}')" "0 $new" "the table's length"
 	expect_eq "$(table_shape "$MAP")" "$want1" "the resized table keeps the reconfigured parameters"
 	fio_alive
-	read -r w1 w2 <<<"$(io_split)"
+	read -r w1 w2 <<<"$(io_split "$P1" "$P2")"
 	[ $((w1 + w2)) -gt 0 ] || fail "$ENGINE: no writes reach the paths after the resize"
 	fio_expect_clean stop
 	expect_gap_below $BOUND_MS

@@ -86,30 +86,13 @@ sgp() { # sg_persist ARGS... DEV: output in SGP_OUT
 	return $rc
 }
 
-write_conf() { # WWID DEV_TO_IGNORE
-	mkdir -p "${CONF%/*}"
-	cat >"$CONF.tmp" <<EOF
-blacklist_exceptions {
-	device {
-		vendor "LIO-ORG"
-		product ".*"
-	}
-}
+# map_sections WWID DEV_TO_IGNORE: CONF's sections after the LIO-ORG device
+# (lio_multipathd): the map's alias and reservation_key, the third nexus left out
+map_sections() {
+	cat <<EOF
 # the third nexus is the other host: not a path of the map
 blacklist {
 	devnode "^$2\$"
-}
-devices {
-	device {
-		vendor "LIO-ORG"
-		product ".*"
-		path_grouping_policy multibus
-		path_selector "round-robin 0"
-		rr_min_io_rq 1
-		path_checker tur
-		failback immediate
-		no_path_retry fail
-	}
 }
 multipaths {
 	multipath {
@@ -119,8 +102,9 @@ multipaths {
 	}
 }
 EOF
-	mv "$CONF.tmp" "$CONF"
 }
+# both_paths MAP: the map holds two paths
+both_paths() { [ "$(mp_paths "$1" 2>/dev/null | wc -l)" = 2 ]; }
 
 # the map's paths' fail counts, "A/F:count" per path in status order
 path_summary() { mp_paths "$MAP" | awk '{printf "%s%s:%s", s, $4, $5; s = " "}'; }
@@ -140,13 +124,8 @@ run_engine() {
 		"port 3 ($P3) exports the same LUN (same WWID $wwid)"
 	expect_eq "$(pr_attr res_type)" SPC3_PERSISTENT_RESERVATIONS "LIO emulates SPC-3 PR on the backstore"
 	expect_eq "$(pr_reg_ports)/$(pr_holder_port)" "/none" "no registration and no reservation at the start"
-	write_conf "$wwid" "$P3"
-	multipathd_start
-	for i in $(seq 60); do
-		[ "$(mp_paths "$MAP" 2>/dev/null | wc -l)" = 2 ] && break
-		sleep 0.5
-	done
-	multipath -ll "$MAP"
+	lio_multipathd "$CONF" "$MAP" both_paths "path_grouping_policy multibus" 'path_selector "round-robin 0"' \
+		"rr_min_io_rq 1" "path_checker tur" "failback immediate" "no_path_retry fail" -- "$(map_sections "$wwid" "$P3")"
 	[ "$(mp_paths "$MAP" | awk '{print $3}' | sort | tr '\n' ' ')" = "$(printf '%s\n' "$M1" "$M2" | sort | tr '\n' ' ')" ] ||
 		{ multipathd show paths; fail "multipathd did not assemble $MAP from $P1 and $P2 (port 3's $P3 must stay out)"; }
 	expect_eq "$(path_summary)" "A:0 A:0" "$MAP: one group, both paths active"

@@ -65,30 +65,19 @@ FAULT_SLACK_MS=3000	# the gaps follow the phase of scsi_dh_alua's 2 s loop
 TRANS_SECS=2	# part 1b: the transition time port 2 reports
 HOLD_SECS=8	# part 1b: how long the transition goes on after the activation saw it
 
-wait_queue_io() { # MAP 0|1 SECS
+# wait_for SECS OP VALUE CMD...: test "$(CMD...)" OP VALUE true within
+# SECS * 10 tries, 0.1 s apart
+wait_for() {
 	local i
-	for i in $(seq $(($3 * 10))); do
-		[ "$(mp_queue_io "$1")" = "$2" ] && return 0
+	for i in $(seq $(($1 * 10))); do
+		test "$("${@:4}")" "$2" "$3" && return 0
 		sleep 0.1
 	done
 	return 1
 }
-wait_count() { # MAP COUNT SECS: pg_init_count reached COUNT
-	local i
-	for i in $(seq $(($3 * 10))); do
-		[ "$(mp_pg_init_count "$1")" -ge "$2" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
-wait_dh_state() { # PORT STATE SECS
-	local i
-	for i in $(seq $(($3 * 10))); do
-		[ "$(lio_dh_state_of "$1")" = "$2" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
+wait_queue_io() { wait_for "$3" = "$2" mp_queue_io "$1"; }	# MAP 0|1 SECS
+wait_count() { wait_for "$3" -ge "$2" mp_pg_init_count "$1"; }	# MAP COUNT SECS: pg_init_count reached COUNT
+wait_dh_state() { wait_for "$3" = "$2" lio_dh_state_of "$1"; }	# PORT STATE SECS
 # sd_ios sdX: I/Os completed on a path (reads + writes: what fio had queued
 # when a pg_init ended may be its verify reads only)
 sd_ios() { awk '{print $1 + $5}' "/sys/block/$1/stat"; }
@@ -118,16 +107,38 @@ table() { # RETRIES MM...
 	for p; do g2="$g2 $p 1"; done
 	echo "0 $N multipath 2 pg_init_retries $r 1 alua 2 1 round-robin 0 1 1 $A 1 round-robin 0 $# 1$g2"
 }
+# part_begin STEP TITLE "PORT=STATE..." RETRIES FIO_SECS MM...: the part's
+# title, the ports' states, then lio_pf (table RETRIES MM...) under fio
+# verify for FIO_SECS s, group 1 carrying the I/O
+part_begin() {
+	local s
+	STEP=$1
+	say "$1. $2"
+	for s in $3; do lio_state "${s%=*}" "${s#*=}"; done
+	dm_create lio_pf "$(table "$4" "${@:6}")" || fail "create ($1)"
+	fio_start lio_pf "$5"
+	expect_eq "$(mp_active_group lio_pf)" 1 "group 1 carries the I/O"
+}
+# part_failed WHAT: port 2's path failed (else fail WHAT), the pg_init of
+# group 2 ended, fio verify clean, its longest I/O below BOUND_MS (the
+# caller's gap); the status shown, the caller's cnt its pg_init_count
+part_failed() {
+	wait_path lio_pf "$B" F 10 || { lio_evidence; dm_status lio_pf; fail "$1"; }
+	wait_queue_io lio_pf 0 10 || { lio_evidence; dm_status lio_pf; fail "pg_init of group 2 did not end"; }
+	fio_expect_clean
+	expect_gap_below $BOUND_MS
+	gap=$GAP_MS
+	dm_status lio_pf
+	cnt=$(mp_pg_init_count lio_pf)
+}
+# part_end GAP: lio_pf removed, GAP kept for the result
+part_end() { dm_remove lio_pf; GAPS+=("$1"); }
 
 part_1b() {
 	local c0 c1 st turs gap w0
-	STEP="1b"
-	say "1b. port 2 transitioning, reporting a ${TRANS_SECS} s transition time, for ${HOLD_SECS} s after its activation saw it"
-	lio_state 2 standby
-	dm_create lio_pf "$(table 1 "$B")" || fail "create (1b)"
 	# fio runs on after the pg_init (~HOLD_SECS + 4 s): I/O flows on group 2
-	fio_start lio_pf $((HOLD_SECS + 10))
-	expect_eq "$(mp_active_group lio_pf)" 1 "group 1 carries the I/O"
+	part_begin 1b "port 2 transitioning, reporting a ${TRANS_SECS} s transition time, for ${HOLD_SECS} s after its activation saw it" \
+		2=standby 1 $((HOLD_SECS + 10)) "$B"
 	_lio_port 2
 	echo $TRANS_SECS >"$LIO_G/implicit_trans_secs" || fail "implicit_trans_secs"
 	lio_state 2 transitioning
@@ -166,21 +177,15 @@ part_1b() {
 	[ "$(sd_ios "${LIO_PATHS[1]}")" -gt "$w0" ] || fail "$ENGINE: port 2 carried no I/O after the pg_init"
 	lio_evidence
 	echo 0 >"$LIO_G/implicit_trans_secs"
-	dm_remove lio_pf
+	part_end "$gap"
 	R1B="trans_count=1 trans_turs=$turs trans_paths=AA trans_gap_ms=$gap"
-	GAPS+=("$gap")
 }
 
 part_1a() {
 	local st cnt gap r1 r2 w0
-	STEP="1a"
-	say "1a. pg_init_retries 1, group 2 = ports 2 (P) and 3 (Q), both transitioning; P's RTPG gets DID_NO_CONNECT in every round"
-	lio_state 2 standby
-	lio_state 3 standby
-	dm_create lio_pf "$(table 1 "$B" "$C")" || fail "create (1a)"
 	# fio runs on after the two rounds (~8 s): I/O flows on Q
-	fio_start lio_pf 14
-	expect_eq "$(mp_active_group lio_pf)" 1 "group 1 carries the I/O"
+	part_begin 1a "pg_init_retries 1, group 2 = ports 2 (P) and 3 (Q), both transitioning; P's RTPG gets DID_NO_CONNECT in every round" \
+		"2=standby 3=standby" 1 14 "$B" "$C"
 	lio_state 2 transitioning
 	lio_state 3 transitioning
 	dmesg_mark
@@ -207,14 +212,7 @@ part_1a() {
 	sleep 1
 	say "round 2: P's device offline again"
 	path_state "${LIO_PATHS[1]}" offline
-	wait_path lio_pf "$B" F 10 || { lio_evidence; dm_status lio_pf; fail "P was not failed after round 2"; }
-	wait_queue_io lio_pf 0 10 || { lio_evidence; dm_status lio_pf; fail "pg_init of group 2 did not end"; }
-	fio_expect_clean
-	expect_gap_below $BOUND_MS
-	gap=$GAP_MS
-	st=$(dm_status lio_pf)
-	echo "$st"
-	cnt=$(mp_pg_init_count lio_pf)
+	part_failed "P was not failed after round 2"
 	r1=$(nlines "${LIO_HCTLS[1]}: alua: rtpg failed, result 65536")
 	r2=$(nlines "no device found for rtpg")
 	lio_evidence 40
@@ -235,34 +233,21 @@ part_1a() {
 	lio_state 2 standby
 	lio_state 3 standby
 	path_state "${LIO_PATHS[1]}" running
-	dm_remove lio_pf
+	part_end "$gap"
 	R1A="retry_count=$cnt retry_rtpg_fail=$r1 retry_paths=AFA retry_gap_ms=$gap"
-	GAPS+=("$gap")
 }
 
 part_2() {
-	local st cnt gap n1 n2 w0
-	STEP="2"
-	say "2. pg_init_retries 3, group 2 = port 2 (LBA dependent) and port 3 (active/optimized): SCSI_DH_NOSYS for port 2"
-	lio_state 2 standby
-	lio_state 3 ao
-	dm_create lio_pf "$(table 3 "$B" "$C")" || fail "create (2)"
-	fio_start lio_pf 6
-	expect_eq "$(mp_active_group lio_pf)" 1 "group 1 carries the I/O"
+	local cnt gap n1 n2 w0
+	part_begin 2 "pg_init_retries 3, group 2 = port 2 (LBA dependent) and port 3 (active/optimized): SCSI_DH_NOSYS for port 2" \
+		"2=standby 3=ao" 3 6 "$B" "$C"
 	LBD_PORT=2
 	lio_lbd_on 2
 	dmesg_mark
 	w0=$(sd_ios "${LIO_PATHS[2]}")
 	run dmsetup message lio_pf 0 switch_group 2 || fail "switch_group"
 	fio_alive
-	wait_path lio_pf "$B" F 10 || { lio_evidence; dm_status lio_pf; fail "port 2's path was not failed"; }
-	wait_queue_io lio_pf 0 10 || { lio_evidence; dm_status lio_pf; fail "pg_init of group 2 did not end"; }
-	fio_expect_clean
-	expect_gap_below $BOUND_MS
-	gap=$GAP_MS
-	st=$(dm_status lio_pf)
-	echo "$st"
-	cnt=$(mp_pg_init_count lio_pf)
+	part_failed "port 2's path was not failed"
 	n1=$(nlines "${LIO_HCTLS[1]}: alua: stpg failed, unhandled TPGS state 4")
 	n2=$(nlines "Could not failover the device: Handler scsi_dh_alua Error 16")
 	lio_evidence
@@ -273,9 +258,8 @@ part_2() {
 	[ "$(sd_ios "${LIO_PATHS[2]}")" -gt "$w0" ] || fail "$ENGINE: port 3 carried no I/O"
 	lio_lbd_off
 	LBD_PORT=
-	dm_remove lio_pf
+	part_end "$gap"
 	R2="nosys_count=$cnt nosys_lines=$n1 nosys_paths=AFA nosys_gap_ms=$gap"
-	GAPS+=("$gap")
 }
 
 run_engine() {

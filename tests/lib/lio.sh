@@ -25,8 +25,20 @@
 #   lio_quiesce                      for an EXIT trap (see there)
 #   lio_teardown                     no LIO configfs object left, tcm_loop
 #       unloaded (test_cleanup calls it when target/loopback exists)
-# and helpers for the scenarios at the end (sd_writes, fio_flowing, fio_alive,
-# mp_paths, mp_active_group, mp_pg_init_count, mp_queue_io, dmesg_*).
+#   lio_multipathd CONF MAP READY [LINE...] [-- TEXT...]  multipathd on the
+#       LIO LUN.  CONF, a multipath.conf drop-in (written whole, then
+#       renamed in), lifts the guest's blacklist of LIO-ORG and gives the
+#       LIO-ORG device section the LINEs ("prio alua", ...), then the TEXTs
+#       (more sections); multipathd is started, and polled (every 0.5 s, 60
+#       times at most) until LIO_MAP, the map MAP (a name CONF gives it) or
+#       with MAP "" the one holding port 1's path, is there and READY
+#       LIO_MAP (a command) is true; no map then: fail; else multipath -ll.
+#       READY "-": CONF written only (a change for "multipathd
+#       reconfigure").  Settle udev before: multipathd reads the paths'
+#       WWIDs from it.
+# and helpers for the scenarios at the end (sd_writes, io_split, wait_until,
+# fio_flowing, fio_alive, mp_paths, mp_active_group, mp_pg_init_count,
+# mp_queue_io, dmesg_*).
 #
 # What the target answers (drivers/target/target_core_alua.c, 6.1): I/O on
 # a standby / unavailable / transitioning group gets NOT READY 04/0b /
@@ -56,11 +68,27 @@ _lio_port() {
 	LIO_A=$LIO_T/acls/$LIO_I/lun_$LIO_LUN
 	LIO_G=$LIO_DEV/alua/port$1
 }
+# _lio_add_path HCTL WHAT: the sd device of the LUN at HCTL (10 s at most
+# for it to appear, else "lio: WHAT has no sd device") appended to
+# LIO_PATHS, its MAJ:MIN to LIO_MM
+_lio_add_path() {
+	local t d maj
+	d=
+	for ((t = 0; t < 100; t++)); do
+		for d in "/sys/class/scsi_device/$1/device/block/"*; do :; done
+		d=${d##*/}
+		[ "$d" != "*" ] && [ -b "/dev/$d" ] && break
+		sleep 0.1
+	done
+	[ "$d" != "*" ] && [ -b "/dev/$d" ] || fail "lio: $2 has no sd device"
+	read -r maj <"/sys/block/$d/dev"
+	LIO_PATHS+=("$d") LIO_MM+=("$maj")
+}
 lio_lun() { _lio_port "$1"; echo "$LIO_L"; }	# configfs dir of port PORT's LUN
 lio_gp()  { _lio_port "$1"; echo "$LIO_G"; }	# configfs dir of port PORT's ALUA group
 
 lio_setup() {
-	local n=${1:-2} type=${2:-1} i t h d a maj pids=() log t0=${EPOCHREALTIME/./}
+	local n=${1:-2} type=${2:-1} i t h a pids=() log t0=${EPOCHREALTIME/./}
 	[ "$n" -ge 1 ] || fail "lio_setup: NPORTS"
 	case $type in 1|2|3) ;; *) fail "lio_setup: ALUA access type $type" ;; esac
 	mountpoint -q /sys/kernel/config || mount -t configfs configfs /sys/kernel/config
@@ -105,18 +133,9 @@ lio_setup() {
 	done
 	for ((i = 1; i <= n; i++)); do
 		h=${LIO_HCTLS[i - 1]}
-		d=
-		for ((t = 0; t < 100; t++)); do
-			for d in "/sys/class/scsi_device/$h/device/block/"*; do :; done
-			d=${d##*/}
-			[ "$d" != "*" ] && [ -b "/dev/$d" ] && break
-			sleep 0.1
-		done
-		[ "$d" != "*" ] && [ -b "/dev/$d" ] || fail "lio: port $i ($h) has no sd device"
+		_lio_add_path "$h" "port $i ($h)"
 		read -r a <"/sys/class/scsi_device/$h/device/vendor"
 		[ "$a" = LIO-ORG ] || fail "lio: $h is not LIO-ORG ($a)"
-		read -r maj <"/sys/block/$d/dev"
-		LIO_PATHS+=("$d") LIO_MM+=("$maj")
 	done
 	# the devices were scanned in default_tg_pt_gp (id 0): re-read their
 	# VPD so that scsi_dh_alua attaches each to its own port group (the
@@ -191,6 +210,27 @@ lio_lun_map() {
 
 # sd_writes sdX: writes completed on a path (field 5 of the stat file)
 sd_writes() { awk '{print $5}' "/sys/block/$1/stat"; }
+# io_split SD1 SD2: writes completed on the two paths in one second (after
+# half a second for requests already mapped to finish): "W1 W2"
+io_split() {
+	local a b
+	sleep 0.5
+	a=$(sd_writes "$1") b=$(sd_writes "$2")
+	sleep 1
+	echo "$(($(sd_writes "$1") - a)) $(($(sd_writes "$2") - b))"
+}
+# wait_until SECS CMD...: poll CMD every 0.1 s for at most SECS; WAITED_MS
+# shellcheck disable=SC2034  # WAITED_MS: the caller's
+wait_until() {
+	local end t0
+	t0=$(now_ms) end=$(($(now_ms) + $1 * 1000))
+	shift
+	while :; do
+		"$@" && { WAITED_MS=$(($(now_ms) - t0)); return 0; }
+		[ "$(now_ms)" -lt "$end" ] || { WAITED_MS=$(($(now_ms) - t0)); return 1; }
+		sleep 0.1
+	done
+}
 
 # what the target says: access state number and status text of PORT's group
 lio_state_of()  { _lio_port "$1"; local v; read -r v <"$LIO_G/alua_access_state"; echo "$v"; }
@@ -283,6 +323,41 @@ lio_teardown() {
 	[ ! -d /sys/module/tcm_loop ] || { echo "lio_teardown: tcm_loop still loaded"; return 1; }
 	LIO_PATHS=() LIO_MM=() LIO_HCTLS=()
 	echo "lio_teardown: done in $(((${EPOCHREALTIME/./} - t0) / 1000)) ms"
+}
+
+lio_multipathd() {
+	local conf=$1 map=$2 ready=$3 i
+	shift 3
+	mkdir -p "${conf%/*}"
+	{
+		cat <<'EOF'
+blacklist_exceptions {
+	device {
+		vendor "LIO-ORG"
+		product ".*"
+	}
+}
+devices {
+	device {
+		vendor "LIO-ORG"
+		product ".*"
+EOF
+		while [ $# -gt 0 ] && [ "$1" != -- ]; do printf '\t\t%s\n' "$1"; shift; done
+		printf '\t}\n}\n'
+		[ $# -eq 0 ] || printf '%s\n' "${@:2}"
+	} >"$conf.tmp"
+	mv "$conf.tmp" "$conf"
+	[ "$ready" != - ] || return 0
+	multipathd_start
+	for i in $(seq 60); do
+		LIO_MAP=$map
+		[ -n "$map" ] || LIO_MAP=$(multipathd show paths raw format "%d %m" 2>/dev/null |
+			awk -v d="${LIO_PATHS[0]}" '$1 == d && $2 != "[orphan]" {print $2}')
+		[ -n "$LIO_MAP" ] && "$ready" "$LIO_MAP" && break
+		sleep 0.5
+	done
+	[ -n "$LIO_MAP" ] || { multipathd show paths; fail "multipathd assembled no map for the LIO LUN"; }
+	multipath -ll "$LIO_MAP"
 }
 
 # ---- helpers for the scenarios ---------------------------------------------------
