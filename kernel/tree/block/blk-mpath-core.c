@@ -477,7 +477,7 @@ static __printf(2, 3) void fail_path(struct blk_mpath_path *path,
 	va_end(args);
 
 	path->pg->ps.type->fail_path(&path->pg->ps, path);
-	path->is_active = false;
+	WRITE_ONCE(path->is_active, false);
 	path->fail_count++;
 
 	nr_valid = atomic_dec_return(&m->nr_valid_paths);
@@ -515,7 +515,7 @@ static int reinstate_path(struct blk_mpath_path *path)
 	if (r)
 		goto out;
 
-	path->is_active = true;
+	WRITE_ONCE(path->is_active, true);
 
 	nr_valid = atomic_inc_return(&m->nr_valid_paths);
 	if (nr_valid == 1) {
@@ -538,7 +538,7 @@ out:
 	if (run_queue)
 		mpath_kick(m);
 
-	if (path->is_active)
+	if (READ_ONCE(path->is_active))
 		disable_nopath_timeout(m);
 
 	return r;
@@ -773,9 +773,11 @@ static void activate_or_offline_path(struct blk_mpath_path *path)
 	struct request_queue *q = path->bdev ? bdev_get_queue(path->bdev) :
 					       NULL;
 
-	if (path->is_active && !q)
+	bool active = READ_ONCE(path->is_active);
+
+	if (active && !q)
 		pg_init_done(path, SCSI_DH_OK);	/* path without a queue */
-	else if (path->is_active && !blk_queue_dying(q))
+	else if (active && !blk_queue_dying(q))
 		scsi_dh_activate(q, pg_init_done, path);
 	else
 		__pg_init_done(path, SCSI_DH_DEV_OFFLINED, "path queue dying");
@@ -1375,6 +1377,59 @@ static void path_end_io(struct blk_mpath_path *path, size_t nr_bytes,
 		ps->type->end_io(ps, path, nr_bytes, start_ns);
 }
 
+/*
+ * How @rq stands against the limits of path queue @q: 1 over them, 0
+ * within them, -1 when @q does not support the op at all (max_sectors 0:
+ * not a limit, the path answers BLK_STS_NOTSUPP, as in stock).
+ * blk_insert_cloned_request() refuses a clone over its queue's max_sectors
+ * for the op, or over its max_segments recounted for that queue; rq's
+ * nr_phys_segments (counted for the map's queue, or for the queue that
+ * refused the clone) is an estimate of that count.  The limits of a path
+ * queue may change under us (sysfs max_sectors_kb): a stale answer only
+ * makes the path refuse the clone, which the verdict sees.
+ */
+static int rq_vs_queue_limits(struct request *rq, struct request_queue *q)
+{
+	/* sysfs may change the path's limits under us: see above */
+	unsigned int max = data_race(blk_queue_get_max_sectors(q, req_op(rq)));
+
+	if (!max)
+		return -1;
+	return blk_rq_sectors(rq) > max ||
+	       /* max_segments too may change under us */
+	       rq->nr_phys_segments > data_race(queue_max_segments(q));
+}
+
+/*
+ * An active path of @path's group other than @path whose queue takes @rq,
+ * the first after @path in the group's order, or NULL.  Requests split to
+ * the limits of an earlier table can meet a path with smaller ones: a
+ * reload that adds such a path while they wait in the map's queue (dm
+ * stacks the new limits at resume, after they were split).  The table's
+ * groups and paths are fixed between blk_mpath_start() and
+ * blk_mpath_destroy(); is_active may change under us, which only makes the
+ * choice stale (the verdict then sees it).
+ */
+static struct blk_mpath_path *fitting_path_in_pg(struct blk_mpath_path *path,
+						 struct request *rq)
+{
+	struct blk_mpath_path *p = path;
+
+	list_for_each_entry_continue(p, &path->pg->paths, list) {
+		if (READ_ONCE(p->is_active) && p->bdev &&
+		    !rq_vs_queue_limits(rq, bdev_get_queue(p->bdev)))
+			return p;
+	}
+	list_for_each_entry(p, &path->pg->paths, list) {
+		if (p == path)
+			break;
+		if (READ_ONCE(p->is_active) && p->bdev &&
+		    !rq_vs_queue_limits(rq, bdev_get_queue(p->bdev)))
+			return p;
+	}
+	return NULL;
+}
+
 /**
  * blk_mpath_map_rq - choose a path and clone @rq onto it
  * @m: the multipath
@@ -1431,6 +1486,14 @@ enum blk_mpath_map_result blk_mpath_map_rq(struct blk_mpath *m,
 	}
 
 	q = bdev_get_queue(path->bdev);
+	if (unlikely(rq_vs_queue_limits(rq, q) > 0)) {
+		struct blk_mpath_path *alt = fitting_path_in_pg(path, rq);
+
+		if (alt) {
+			path = alt;
+			q = bdev_get_queue(path->bdev);
+		}
+	}
 	c = blk_mq_alloc_request(q, rq->cmd_flags | REQ_NOMERGE,
 				 BLK_MQ_REQ_NOWAIT);
 	if (IS_ERR(c)) {
@@ -1660,14 +1723,28 @@ enum blk_mpath_end_result blk_mpath_end_class(struct blk_mpath *m,
 	return end_detail(m, ctx, d, cls, start_ns, start_ns, status, true);
 }
 
-/* blk_insert_cloned_request()'s limit checks, for a refused clone */
-static bool clone_over_limits(struct request *clone)
+/*
+ * Does an active path other than @except, in any group, take @clone?  Then
+ * a clone its path refused is a PATH verdict, as in stock: the path fails,
+ * and so in turn every path of its group that refuses the request, until
+ * it reaches a group whose paths take it (blk_mpath_map_rq() already
+ * tried the other paths of the refusing path's group).
+ */
+static bool other_path_fits(struct blk_mpath *m, struct request *clone,
+			    struct blk_mpath_path *except)
 {
-	struct request_queue *q = clone->q;
+	struct blk_mpath_path *p;
+	struct blk_mpath_pg *pg;
 
-	return blk_rq_sectors(clone) >
-		       blk_queue_get_max_sectors(q, req_op(clone)) ||
-	       clone->nr_phys_segments > queue_max_segments(q);
+	list_for_each_entry(pg, &m->pgs, list) {
+		list_for_each_entry(p, &pg->paths, list) {
+			if (p != except && READ_ONCE(p->is_active) &&
+			    p->bdev &&
+			    !rq_vs_queue_limits(clone, bdev_get_queue(p->bdev)))
+				return true;
+		}
+	}
+	return false;
 }
 
 /**
@@ -1695,15 +1772,16 @@ enum blk_mpath_end_result blk_mpath_end_rq(struct blk_mpath *m,
 	 * (offline device, the scsi_dh prep_fn of a standby ALUA port: the
 	 * path's fault, classified from the status), or the clone exceeds
 	 * the path queue's limits (blk_insert_cloned_request(): the limits
-	 * of a path shrank under a live table), which no other path of the
-	 * table can be relied on to take either and which is not the
-	 * path's fault.
+	 * of a path shrank under a live table), which is not the path's
+	 * fault: with no other path to take it, the error is returned.
 	 */
 	if (unlikely(!issued)) {
 		memset(&d, 0, sizeof(d));
 		d.status = error;
 		cls = blk_mpath_classify(&d);
-		if (cls == BLK_MPATH_ERR_PATH && clone_over_limits(clone))
+		if (cls == BLK_MPATH_ERR_PATH &&
+		    rq_vs_queue_limits(clone, clone->q) > 0 &&
+		    !other_path_fits(m, clone, ctx->path))
 			cls = BLK_MPATH_ERR_LIMITS;
 	} else {
 		blk_rq_error_detail(clone, error, &d);
@@ -1842,7 +1920,7 @@ bool blk_mpath_busy(struct blk_mpath *m)
 	 */
 	busy = true;
 	list_for_each_entry(path, &pg->paths, list) {
-		if (path->is_active) {
+		if (READ_ONCE(path->is_active)) {
 			has_active = true;
 			if (!path_busy(path)) {
 				busy = false;

@@ -1249,19 +1249,20 @@ static void map_end_release(struct kunit *test)
 	blk_mpath_release_clone(clone[2], NULL);
 
 	/*
-	 * a clone refused because it exceeds its path's queue limits (they
-	 * shrank under the table): the error is returned, the path kept,
-	 * and no other path is failed for it
+	 * a clone refused because it exceeds its path's queue limits, which
+	 * shrank under the table on every path: the error is returned, the
+	 * path kept, and no other path is failed for it
 	 */
 	if (!p0->is_active)
 		blk_mpath_reinstate_path(m, p0);
 	if (!p1->is_active)
 		blk_mpath_reinstate_path(m, p1);
+	max_sectors = queue_max_hw_sectors(q0);
 	KUNIT_EXPECT_EQ(test, blk_mpath_map_rq(m, rq[2], &clone[2], &ctx[2]),
 			BLK_MPATH_MAP_REMAPPED);
-	max_sectors = queue_max_sectors(clone[2]->q);
-	blk_queue_max_hw_sectors(clone[2]->q, 8);
-	clone[2]->__data_len = 64 << 10;
+	blk_queue_max_hw_sectors(dev0->disk->queue, PAGE_SECTORS);
+	blk_queue_max_hw_sectors(dev1->disk->queue, PAGE_SECTORS);
+	clone[2]->__data_len = 2 * PAGE_SIZE;
 	KUNIT_EXPECT_EQ(test, blk_mpath_end_rq(m, clone[2], BLK_STS_IOERR,
 					       &ctx[2], &st),
 			BLK_MPATH_END_DONE);
@@ -1269,9 +1270,54 @@ static void map_end_release(struct kunit *test)
 			blk_status_to_errno(BLK_STS_IOERR));
 	KUNIT_EXPECT_TRUE(test, ctx[2].path->is_active);
 	KUNIT_EXPECT_EQ(test, atomic_read(&m->nr_valid_paths), 2);
-	blk_queue_max_hw_sectors(clone[2]->q, max_sectors);
 	clone[2]->__data_len = 0;
 	blk_mpath_release_clone(clone[2], NULL);
+
+	/*
+	 * only the refusing path's limits shrank: the other path takes the
+	 * request, so it is the refusing path's failure (stock's verdict)
+	 */
+	KUNIT_EXPECT_EQ(test, blk_mpath_map_rq(m, rq[2], &clone[2], &ctx[2]),
+			BLK_MPATH_MAP_REMAPPED);
+	blk_queue_max_hw_sectors(dev0->disk->queue, max_sectors);
+	blk_queue_max_hw_sectors(dev1->disk->queue, max_sectors);
+	blk_queue_max_hw_sectors(clone[2]->q, PAGE_SECTORS);
+	clone[2]->__data_len = 2 * PAGE_SIZE;
+	KUNIT_EXPECT_EQ(test, blk_mpath_end_rq(m, clone[2], BLK_STS_IOERR,
+					       &ctx[2], &st),
+			BLK_MPATH_END_RETRY);
+	KUNIT_EXPECT_FALSE(test, ctx[2].path->is_active);
+	KUNIT_EXPECT_EQ(test, atomic_read(&m->nr_valid_paths), 1);
+	blk_queue_max_hw_sectors(clone[2]->q, max_sectors);
+	clone[2]->__data_len = 0;
+	blk_mpath_reinstate_path(m, ctx[2].path);
+	blk_mpath_release_clone(clone[2], NULL);
+
+	/*
+	 * a request over one path's limits (split to an earlier table's) is
+	 * cloned onto the path of its group that takes it: queue-length picks
+	 * p0 (both idle, the first in the group) and is passed over
+	 */
+	blk_queue_max_hw_sectors(dev0->disk->queue, PAGE_SECTORS);
+	rq[2]->__data_len = 2 * PAGE_SIZE;
+	for (i = 0; i < 2; i++) {
+		KUNIT_EXPECT_EQ(test,
+				blk_mpath_map_rq(m, rq[2], &clone[2], &ctx[2]),
+				BLK_MPATH_MAP_REMAPPED);
+		KUNIT_EXPECT_PTR_EQ(test, ctx[2].path, p1);
+		KUNIT_EXPECT_PTR_EQ(test, clone[2]->q, dev1->disk->queue);
+		blk_mpath_release_clone(clone[2], &ctx[2]);
+	}
+	/* ... and onto the selector's path (p0) when no path takes it */
+	blk_queue_max_hw_sectors(dev1->disk->queue, PAGE_SECTORS);
+	KUNIT_EXPECT_EQ(test, blk_mpath_map_rq(m, rq[2], &clone[2], &ctx[2]),
+			BLK_MPATH_MAP_REMAPPED);
+	KUNIT_EXPECT_PTR_EQ(test, ctx[2].path, p0);
+	KUNIT_EXPECT_PTR_EQ(test, clone[2]->q, q0);
+	blk_mpath_release_clone(clone[2], &ctx[2]);
+	blk_queue_max_hw_sectors(dev0->disk->queue, max_sectors);
+	blk_queue_max_hw_sectors(dev1->disk->queue, max_sectors);
+	rq[2]->__data_len = 0;
 
 	/* the per-request retry bound survives requeues of the original */
 	KUNIT_EXPECT_EQ(test, blk_mpath_map_rq(m, rq[2], &clone[2], &ctx[2]),

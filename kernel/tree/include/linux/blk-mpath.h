@@ -14,8 +14,10 @@
  * path is read under RCU and selectors keep per-path state with atomics or
  * their own fine-grained locks.  Configuration and state changes (add,
  * fail, reinstate, switch, bypass, queueing mode) serialise on m->lock.
- * Readers that walk m->pgs and pg->paths (status output) hold m->lock via
- * blk_mpath_lock()/blk_mpath_unlock().
+ * Status output walks m->pgs and pg->paths under m->lock
+ * (blk_mpath_lock()/blk_mpath_unlock()); the fast path (map, completion)
+ * walks them without it: they are fixed between blk_mpath_start() and
+ * blk_mpath_destroy().
  *
  * Lifetime: no pointer that the fast path may hold is freed while it can
  * be in use.  Groups and paths (and so m->current_path, ctx->path of every
