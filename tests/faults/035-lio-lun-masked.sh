@@ -16,12 +16,16 @@ export DM_DISABLE_UDEV=1
 # stock fails the path for any IOERR, the engine for 25/00 (PATH class).
 # Were 25/00 classified TARGET, fio would see the error.  LUN 1, not 0: an
 # initiator without LUN 0 mapped reaches LIO's virtual LUN 0 instead.
+# The failover window (fw_start/fw_stop: the first request that failed on
+# port 1 to the completion of the same sector on port 2) includes the
+# other group's pg_init (RTPG); compare_gaps bounds it: blk-mpath at most
+# max(1.25 x stock, stock + 50 ms).
 # shellcheck disable=SC2034 # read by lio.sh
 LIO_LUN=1
 BOUND_MS=5000
 
 run_engine() {
-	local A B N gap n0
+	local A B N gap win n0
 	lio_setup 2 1
 	A=${LIO_MM[0]} B=${LIO_MM[1]} N=$(sectors "/dev/${LIO_PATHS[0]}")
 	lio_acl 1
@@ -30,6 +34,7 @@ run_engine() {
 
 	say "1. the LU is masked from port 1's initiator (group 1, active)"
 	dmesg_mark
+	fw_start "${LIO_PATHS[0]}" "${LIO_PATHS[1]}"
 	fio_start lio_mask 6
 	expect_eq "$(mp_active_group lio_mask)" 1 "group 1 carries the I/O"
 	fault_mark
@@ -37,8 +42,9 @@ run_engine() {
 	fio_alive
 	wait_path lio_mask "$A" F 10 || { lio_evidence; fail "the path to the masked LU did not fail"; }
 	fio_expect_clean
+	fw_stop
 	expect_gap_below $BOUND_MS
-	gap=$GAP_MS
+	gap=$GAP_MS win=$FW_MS
 	dm_status lio_mask
 	expect_eq "$(dm_path_states lio_mask)" FA "path on port 1 (LU masked) failed, path on port 2 active"
 	expect_eq "$(mp_active_group lio_mask)" 2 "group 2 is active"
@@ -64,6 +70,6 @@ run_engine() {
 	[ "$(sd_writes "${LIO_PATHS[0]}")" -gt $((n0 + 64)) ] || fail "no I/O reached port 1 after it was mapped again"
 	dm_remove lio_mask
 
-	fault_result gap_ms="$gap" bound_ms=$BOUND_MS
+	fault_result gap_ms="$gap" window_ms="$win" bound_ms=$BOUND_MS
 }
 fault_main

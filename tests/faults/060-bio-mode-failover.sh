@@ -58,29 +58,36 @@ trace_check() {
 
 # The failover as the paths saw it, both engines (block tracepoints): the
 # first error completion on path 0, how many error completions and SCSI
-# requeues path 0 had, and the first request issued on path 1 after it.
+# requeues path 0 had, and the first request issued on path 1 after it;
+# and the failover window (fw_start/fw_stop, lib/faults.sh: the first
+# request that failed on path 0 to the completion of the same sector on
+# path 1; the paths are request queues in bio mode too), which
+# compare_gaps bounds: blk-mpath at most max(1.25 x stock, stock + 50 ms).
+# fw_start owns block_rq_complete (path 0's errors, all of path 1's).
 BEV=$TR/events/block
 tl_start() { # path0 path1 (sdX)
 	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
-	echo 0 >$TR/tracing_on; : >$TR/trace; echo 8192 >$TR/buffer_size_kb
-	echo "dev == $(fw_devt "$1") && error != 0" >$BEV/block_rq_complete/filter
+	fw_start "$1" "$2"
+	echo 0 >$TR/tracing_on
 	echo "dev == $(fw_devt "$1")" >$BEV/block_rq_requeue/filter
 	echo "dev == $(fw_devt "$2")" >$BEV/block_rq_issue/filter
-	for e in block_rq_complete block_rq_requeue block_rq_issue; do echo 1 >$BEV/$e/enable; done
+	for e in block_rq_requeue block_rq_issue; do echo 1 >$BEV/$e/enable; done
 	# commands path 0 completed with an error (a SCSI retry completes one too)
 	echo "host_no == $(readlink -f "/sys/block/$1/device" | sed 's#.*/\([0-9]*\):[0-9]*:[0-9]*:[0-9]*$#\1#') && result != 0" \
 		>$TR/events/scsi/scsi_dispatch_cmd_done/filter
 	echo 1 >$TR/events/scsi/scsi_dispatch_cmd_done/enable
 	echo 1 >$TR/tracing_on
 }
+# after fw_stop (which switches block_rq_complete off)
 tl_report() {
 	echo 0 >$TR/tracing_on
-	for e in block_rq_complete block_rq_requeue block_rq_issue; do echo 0 >$BEV/$e/enable; echo 0 >$BEV/$e/filter; done
+	for e in block_rq_requeue block_rq_issue; do echo 0 >$BEV/$e/enable; echo 0 >$BEV/$e/filter; done
 	echo 0 >$TR/events/scsi/scsi_dispatch_cmd_done/enable; echo 0 >$TR/events/scsi/scsi_dispatch_cmd_done/filter
-	awk '
+	awk -v p="$((FW_P >> 20)),$((FW_P & 0xfffff))" '
 	{ for (i = 1; i <= NF; i++) if ($i ~ /^(block_rq_(complete|requeue|issue)|scsi_dispatch_cmd_done):$/) { ev = $i; t = $(i - 1); sub(/:$/, "", t); break }
 	  if (ev == "") next }
-	ev == "block_rq_complete:" { if (t0 == "") t0 = t; n++; last = t }
+	# (the completions of path 1 are there for fw_stop)
+	ev == "block_rq_complete:" && $(i + 1) == p { if (t0 == "") t0 = t; n++; last = t }
 	ev == "block_rq_requeue:" && t0 != "" { rq++ }
 	ev == "scsi_dispatch_cmd_done:" { sc++ }
 	ev == "block_rq_issue:" && t0 != "" && t1 == "" { t1 = t }
@@ -93,7 +100,7 @@ tl_report() {
 }
 
 run_engine() {
-	local gap1=na gap2 stall2 tl
+	local gap1=na gap2 stall2 tl win1
 
 	# 1. the QEMU LUN, failover, EIO on every read of path 0 (the host
 	# agent always answers in make test: without it, the scenario fails)
@@ -108,10 +115,11 @@ run_engine() {
 	hostctl inject 0 read_aio 5 || fail "inject"
 	wait_path mpb "$QA" F 30 || fail "path 0 did not fail"
 	fio_expect_clean
+	fw_stop
 	tl=$(tl_report)
 	say "$ENGINE: failover timeline: $tl"
 	expect_gap_below 2000
-	gap1=$GAP_MS
+	gap1=$GAP_MS win1=$FW_MS
 	expect_eq "$(dm_path_states mpb)" FA "path 0 failed, path 1 active"
 	expect_eq "$(active_group mpb)" 2 "group 2 active"
 	dmesg | grep -E "Failing path $QA" | tail -1
@@ -161,6 +169,6 @@ run_engine() {
 
 	# gap_ms: the failover (part 1) when there was one, else part 2
 	[ "$gap1" = na ] && gap1=$gap2
-	fault_result gap_ms=$gap1 held_gap_ms=$gap2 held_stall_ms=$stall2 verdict=failover+held
+	fault_result gap_ms=$gap1 window_ms=$win1 held_gap_ms=$gap2 held_stall_ms=$stall2 verdict=failover+held
 }
 fault_main
