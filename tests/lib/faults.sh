@@ -129,7 +129,9 @@ qpath_of() {
 # before any fio I/O.
 fio_flowing() {
 	local st w0 w i
-	st=/sys/dev/block/$(mm "$(readlink -f "/dev/mapper/$1")")/stat
+	# MAJ:MIN from dm, not from the /dev/mapper node (udev may have it
+	# away for a moment: a change event while a path is re-plugged)
+	st=/sys/dev/block/$(dmsetup info -c --noheadings --separator : -o major,minor "$1" | tr -d ' ')/stat
 	read -r _ _ _ _ w0 _ <"$st" || fail "no stat file for $1"
 	for ((i = 0; i < ${2:-30} * 10; i++)); do
 		read -r _ _ _ _ w _ <"$st"
